@@ -1,0 +1,58 @@
+//! Typed identifiers, so a workspace id is never passed where a business id belongs.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+macro_rules! id_type {
+    ($(#[$meta:meta])* $name:ident) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub Uuid);
+
+        impl $name {
+            pub fn new_random() -> Self {
+                Self(Uuid::new_v4())
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = uuid::Error;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Uuid::parse_str(s).map(Self)
+            }
+        }
+
+        impl From<Uuid> for $name {
+            fn from(id: Uuid) -> Self {
+                Self(id)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// A business: the tenant that owns workspaces and service accounts.
+    BusinessId
+);
+id_type!(
+    /// A workspace: one of a partner's clients.
+    WorkspaceId
+);
+id_type!(
+    /// A service account: the owner of API keys.
+    ServiceAccountId
+);
+id_type!(
+    /// An API key (the row, never the secret).
+    ApiKeyId
+);

@@ -1,0 +1,18 @@
+//! The Pulse domain: tenancy, workspaces, idempotency and quotas, behind ports.
+//!
+//! This crate knows no web framework, no database and no async runtime. Adapters implement the
+//! traits in [`ports`]; [`memory`] holds in-memory ones for tests.
+
+pub mod api_key;
+pub mod clock;
+pub mod error;
+pub mod idempotency;
+pub mod ids;
+pub mod memory;
+pub mod ports;
+pub mod quota;
+pub mod services;
+pub mod studio;
+pub mod tenancy;
+
+pub use error::{Error, ErrorCode, RateLimitState, Refusal, Result};
