@@ -188,3 +188,25 @@ pub trait HealthCheck: Send + Sync + 'static {
     /// `Unavailable` when the store cannot be reached.
     fn ping(&self) -> impl Future<Output = Result<()>> + Send;
 }
+
+impl<C: Crypto> Crypto for std::sync::Arc<C> {
+    fn random_base62(&self, len: usize) -> String {
+        (**self).random_base62(len)
+    }
+
+    fn keyed_digest(&self, purpose: DigestPurpose, input: &[u8]) -> Vec<u8> {
+        (**self).keyed_digest(purpose, input)
+    }
+
+    fn verify_keyed_digest(&self, purpose: DigestPurpose, input: &[u8], expected: &[u8]) -> bool {
+        (**self).verify_keyed_digest(purpose, input, expected)
+    }
+
+    fn seal(&self, context: &[u8], plaintext: &[u8]) -> Vec<u8> {
+        (**self).seal(context, plaintext)
+    }
+
+    fn open(&self, context: &[u8], sealed: &[u8]) -> Result<Vec<u8>> {
+        (**self).open(context, sealed)
+    }
+}

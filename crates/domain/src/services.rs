@@ -10,7 +10,7 @@ use crate::ids::{ApiKeyId, BusinessId, ServiceAccountId, WorkspaceId};
 use crate::ports::{Crypto, DigestPurpose, TenancyRepository};
 use crate::tenancy::{
     ApiKeyRecord, Business, NewApiKey, NewWorkspace, Principal, Scope, Workspace, WorkspaceCreation,
-    WorkspaceDetails, slug_for,
+    WorkspaceDetails, WorkspaceInput, slug_for,
 };
 
 /// The workspaces a key reaches.
@@ -75,11 +75,13 @@ impl<R: TenancyRepository, C: Crypto, K: Clock> Tenancy<R, C, K> {
     /// it was created by this call.
     ///
     /// # Errors
-    /// `InsufficientPermission` without `channel:workspaces`; `NoOrg`; `RefConflict` when the
+    /// `InsufficientPermission` without `channel:workspaces`; `NoOrg`; `ValidationFailed` naming
+    /// the field that breaks its rule; `RefConflict` when the
     /// reference exists with other details; `RateLimited` at the business workspace limit.
-    pub async fn create_workspace(&self, principal: &Principal, details: WorkspaceDetails) -> Result<(Workspace, bool)> {
+    pub async fn create_workspace(&self, principal: &Principal, input: &WorkspaceInput) -> Result<(Workspace, bool)> {
         principal.require_scope(Scope::WORKSPACES)?;
         let business_id = principal.require_business()?;
+        let details = WorkspaceDetails::parse(input)?;
         let id = WorkspaceId::new_random();
         let new = NewWorkspace {
             id,
@@ -259,8 +261,8 @@ mod tests {
         block_on(w.admin.create_key(request)).expect("key")
     }
 
-    fn details(r: &str, name: &str) -> WorkspaceDetails {
-        WorkspaceDetails::parse(r, name, None, None, None).expect("details")
+    fn details(r: &str, name: &str) -> WorkspaceInput {
+        WorkspaceInput { external_ref: r.into(), name: name.into(), ..WorkspaceInput::default() }
     }
 
     #[test]
@@ -300,7 +302,7 @@ mod tests {
         let creator = key(&w, Some(business.id), &["channel:workspaces"], None);
         let bystander = key(&w, Some(business.id), &["channel:workspaces"], None);
         let p = block_on(w.tenancy.authenticate(Some(creator.key.expose_secret()))).expect("p");
-        let (ws, created) = block_on(w.tenancy.create_workspace(&p, details("client-1", "Client"))).expect("created");
+        let (ws, created) = block_on(w.tenancy.create_workspace(&p, &details("client-1", "Client"))).expect("created");
         assert!(created);
         assert_eq!(ws.status, WorkspaceStatus::PendingApproval);
 
@@ -311,7 +313,7 @@ mod tests {
 
         let b = block_on(w.tenancy.authenticate(Some(bystander.key.expose_secret()))).expect("b");
         assert!(b.workspace_allowlist.is_empty());
-        let (same, created) = block_on(w.tenancy.create_workspace(&b, details("client-1", "Client"))).expect("same");
+        let (same, created) = block_on(w.tenancy.create_workspace(&b, &details("client-1", "Client"))).expect("same");
         assert!(!created);
         assert_eq!(same.id, ws.id);
         let b = block_on(w.tenancy.authenticate(Some(bystander.key.expose_secret()))).expect("b");
@@ -324,12 +326,12 @@ mod tests {
         let business = block_on(w.admin.create_business("Acme")).expect("business");
         let issued = key(&w, Some(business.id), &["channel:workspaces"], None);
         let p = block_on(w.tenancy.authenticate(Some(issued.key.expose_secret()))).expect("p");
-        block_on(w.tenancy.create_workspace(&p, details("r1", "One"))).expect("one");
-        let conflict = block_on(w.tenancy.create_workspace(&p, details("r1", "Renamed"))).expect_err("conflict");
+        block_on(w.tenancy.create_workspace(&p, &details("r1", "One"))).expect("one");
+        let conflict = block_on(w.tenancy.create_workspace(&p, &details("r1", "Renamed"))).expect_err("conflict");
         assert_eq!(conflict.code(), ErrorCode::RefConflict);
-        block_on(w.tenancy.create_workspace(&p, details("r2", "Two"))).expect("two");
-        block_on(w.tenancy.create_workspace(&p, details("r3", "Three"))).expect("three");
-        let full = block_on(w.tenancy.create_workspace(&p, details("r4", "Four"))).expect_err("limit");
+        block_on(w.tenancy.create_workspace(&p, &details("r2", "Two"))).expect("two");
+        block_on(w.tenancy.create_workspace(&p, &details("r3", "Three"))).expect("three");
+        let full = block_on(w.tenancy.create_workspace(&p, &details("r4", "Four"))).expect_err("limit");
         assert_eq!(full.code(), ErrorCode::RateLimited);
     }
 
@@ -339,12 +341,12 @@ mod tests {
         let business = block_on(w.admin.create_business("Acme")).expect("business");
         let reader = key(&w, Some(business.id), &["channel:results"], None);
         let p = block_on(w.tenancy.authenticate(Some(reader.key.expose_secret()))).expect("p");
-        let err = block_on(w.tenancy.create_workspace(&p, details("r", "n"))).expect_err("scope");
+        let err = block_on(w.tenancy.create_workspace(&p, &details("r", "n"))).expect_err("scope");
         assert_eq!(err.code(), ErrorCode::InsufficientPermission);
 
         let orphan = key(&w, None, &["channel:workspaces"], None);
         let p = block_on(w.tenancy.authenticate(Some(orphan.key.expose_secret()))).expect("p");
-        assert_eq!(block_on(w.tenancy.create_workspace(&p, details("r", "n"))).expect_err("no org").code(), ErrorCode::NoOrg);
+        assert_eq!(block_on(w.tenancy.create_workspace(&p, &details("r", "n"))).expect_err("no org").code(), ErrorCode::NoOrg);
         assert_eq!(block_on(w.tenancy.list_workspaces(&p)).expect_err("no org").code(), ErrorCode::NoOrg);
     }
 

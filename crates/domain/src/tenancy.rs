@@ -253,7 +253,17 @@ fn bounded_text(field: &str, text: &str, min: usize, max: usize) -> Result<Strin
     Ok(text.to_owned())
 }
 
-/// The details a partner gives for a workspace.
+/// A workspace as a partner asked for it, before validation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WorkspaceInput {
+    pub external_ref: String,
+    pub name: String,
+    pub kind: Option<WorkspaceType>,
+    pub team: Option<String>,
+    pub location: Option<String>,
+}
+
+/// The validated details of a workspace.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkspaceDetails {
     pub external_ref: String,
@@ -266,26 +276,13 @@ pub struct WorkspaceDetails {
 impl WorkspaceDetails {
     /// # Errors
     /// `ValidationFailed` naming the first field that breaks its rule.
-    pub fn parse(
-        external_ref: &str,
-        name: &str,
-        kind: Option<&str>,
-        team: Option<&str>,
-        location: Option<&str>,
-    ) -> Result<Self> {
-        let kind = match kind {
-            None => WorkspaceType::default(),
-            Some(text) => WorkspaceType::parse(text).ok_or_else(|| {
-                let allowed: Vec<&str> = WorkspaceType::ALL.iter().map(|t| t.as_str()).collect();
-                Error::validation("type", format!("must be one of {}", allowed.join(", ")))
-            })?,
-        };
+    pub fn parse(input: &WorkspaceInput) -> Result<Self> {
         Ok(Self {
-            external_ref: bounded_text("externalRef", external_ref, 1, 200)?,
-            name: bounded_text("name", name, 1, 120)?,
-            kind,
-            team: team.map(|t| bounded_text("team", t, 0, 120)).transpose()?,
-            location: location.map(|l| bounded_text("location", l, 0, 120)).transpose()?,
+            external_ref: bounded_text("externalRef", &input.external_ref, 1, 200)?,
+            name: bounded_text("name", &input.name, 1, 120)?,
+            kind: input.kind.unwrap_or_default(),
+            team: input.team.as_deref().map(|t| bounded_text("team", t, 0, 120)).transpose()?,
+            location: input.location.as_deref().map(|l| bounded_text("location", l, 0, 120)).transpose()?,
         })
     }
 }
@@ -386,20 +383,26 @@ mod tests {
         assert_eq!(none.resolve_workspace(None).expect_err("no org").code(), ErrorCode::NoOrg);
     }
 
+    fn input(external_ref: &str, name: &str) -> WorkspaceInput {
+        WorkspaceInput { external_ref: external_ref.into(), name: name.into(), ..WorkspaceInput::default() }
+    }
+
     #[test]
     fn workspace_details_enforce_the_contract_lengths() {
-        assert!(WorkspaceDetails::parse("r", "n", None, None, None).is_ok());
-        assert!(WorkspaceDetails::parse("", "n", None, None, None).is_err());
-        assert!(WorkspaceDetails::parse(&"r".repeat(200), &"n".repeat(120), None, None, None).is_ok());
-        assert!(WorkspaceDetails::parse(&"r".repeat(201), "n", None, None, None).is_err());
-        assert!(WorkspaceDetails::parse("r", &"n".repeat(121), None, None, None).is_err());
-        assert!(WorkspaceDetails::parse("r", "n", None, Some(&"t".repeat(121)), None).is_err());
-        assert!(WorkspaceDetails::parse("r", "n", None, None, Some(&"l".repeat(121))).is_err());
-        assert!(WorkspaceDetails::parse("r", "n", Some("company"), None, None).is_err());
-        let d = WorkspaceDetails::parse("r", "n", Some("GOVERNMENT"), None, None).expect("ok");
-        assert_eq!(d.kind, WorkspaceType::Government);
+        assert!(WorkspaceDetails::parse(&input("r", "n")).is_ok());
+        assert!(WorkspaceDetails::parse(&input("", "n")).is_err());
+        assert!(WorkspaceDetails::parse(&input(&"r".repeat(200), &"n".repeat(120))).is_ok());
+        assert!(WorkspaceDetails::parse(&input(&"r".repeat(201), "n")).is_err());
+        assert!(WorkspaceDetails::parse(&input("r", &"n".repeat(121))).is_err());
+        assert!(WorkspaceDetails::parse(&input("r", "line\nbreak")).is_err());
+        let team = WorkspaceInput { team: Some("t".repeat(121)), ..input("r", "n") };
+        assert!(WorkspaceDetails::parse(&team).is_err());
+        let location = WorkspaceInput { location: Some("l".repeat(121)), ..input("r", "n") };
+        assert!(WorkspaceDetails::parse(&location).is_err());
+        let d = WorkspaceDetails::parse(&input("r", "n")).expect("ok");
+        assert_eq!(d.kind, WorkspaceType::Company, "COMPANY is the default type");
         // Lengths are characters, not bytes.
-        assert!(WorkspaceDetails::parse("r", &"é".repeat(120), None, None, None).is_ok());
+        assert!(WorkspaceDetails::parse(&input("r", &"é".repeat(120))).is_ok());
     }
 
     #[test]

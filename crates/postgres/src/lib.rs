@@ -1,1 +1,14 @@
+//! PostgreSQL adapters of the Pulse ports. All SQL of the service lives in this crate.
 
+mod error;
+pub mod local;
+mod migrate;
+mod pool;
+mod schema;
+mod store;
+#[cfg(feature = "test-db")]
+pub mod test_db;
+
+pub use migrate::{MIGRATIONS, pending_migrations, run_migrations};
+pub use pool::{PoolSettings, connect};
+pub use store::PgStore;

@@ -1,0 +1,36 @@
+//! The channel routes, `/api/v1/channel`: partners' servers, authenticated by API key.
+
+pub mod identity;
+
+use actix_web::{HttpRequest, web};
+use pulse_domain::tenancy::Principal;
+
+use crate::error::ApiError;
+use crate::request::presented_api_key;
+use crate::state::{AppState, Platform};
+
+pub const PREFIX: &str = "/api/v1/channel";
+
+pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::scope(PREFIX)
+            .service(web::resource("/whoami").route(web::get().to(identity::whoami::<P>)))
+            .service(
+                web::resource("/orgs")
+                    .route(web::get().to(identity::list_orgs::<P>))
+                    .route(web::post().to(identity::create_org::<P>)),
+            )
+            .service(web::resource("/openapi.json").route(web::get().to(crate::openapi::serve))),
+    );
+}
+
+/// # Errors
+/// `Unauthenticated` for a missing or bad key.
+pub(crate) async fn authenticate<P: Platform>(state: &AppState<P>, req: &HttpRequest) -> Result<Principal, ApiError> {
+    Ok(state.tenancy.authenticate(presented_api_key(req)).await?)
+}
+
+/// The quota subject of a key.
+pub(crate) fn key_subject(principal: &Principal) -> String {
+    format!("key:{}", principal.key_id)
+}

@@ -1,0 +1,42 @@
+//! Liveness and readiness probes.
+
+use actix_web::http::StatusCode;
+use actix_web::web::Data;
+use actix_web::{HttpResponse, web};
+use pulse_domain::ports::HealthCheck as _;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::error::{ApiError, ErrorBody};
+use crate::request::json_response;
+use crate::state::{AppState, Platform};
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HealthBody {
+    #[schema(example = "ok")]
+    pub status: &'static str,
+}
+
+pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/healthz").route(web::get().to(healthz)))
+        .service(web::resource("/readyz").route(web::get().to(readyz::<P>)));
+}
+
+/// The process is up.
+#[utoipa::path(get, path = "/healthz", tag = "operations", responses((status = 200, body = HealthBody)))]
+pub async fn healthz() -> HttpResponse {
+    json_response(StatusCode::OK, &HealthBody { status: "ok" }, None)
+}
+
+/// The service can reach its database.
+#[utoipa::path(
+    get, path = "/readyz", tag = "operations",
+    responses(
+        (status = 200, body = HealthBody),
+        (status = 503, description = "UNAVAILABLE: the database does not answer", body = ErrorBody),
+    )
+)]
+pub async fn readyz<P: Platform>(state: Data<AppState<P>>) -> Result<HttpResponse, ApiError> {
+    state.health.ping().await?;
+    Ok(json_response(StatusCode::OK, &HealthBody { status: "ready" }, None))
+}

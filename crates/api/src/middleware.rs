@@ -1,0 +1,53 @@
+//! What wraps every request: a request id, one log line, and a 500 envelope instead of a panic.
+
+use std::panic::AssertUnwindSafe;
+use std::time::Instant;
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use futures_util::FutureExt as _;
+use pulse_domain::ErrorCode;
+use tracing::Instrument as _;
+use uuid::Uuid;
+
+use crate::error::envelope;
+
+pub const REQUEST_ID: &str = "x-request-id";
+
+/// Gives the request an id (in its span, its log line and the `X-Request-Id` response header),
+/// logs one line when it ends, and turns a panic into the 500 envelope.
+///
+/// Only the route pattern is logged, never the path or query: paths and queries may carry
+/// tokens (download links, launch tokens).
+///
+/// # Errors
+/// Those of the inner service, unchanged.
+pub async fn request_context(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let request_id = Uuid::new_v4();
+    let route = req.match_pattern().unwrap_or_else(|| "unmatched".to_owned());
+    let method = req.method().clone();
+    let span = tracing::info_span!("request", %request_id, %method, %route);
+    let http_request = req.request().clone();
+    let started = Instant::now();
+    let outcome = AssertUnwindSafe(next.call(req)).catch_unwind().instrument(span.clone()).await;
+    let mut response = match outcome {
+        Ok(Ok(response)) => response.map_into_boxed_body(),
+        Ok(Err(error)) => ServiceResponse::new(http_request, error.error_response()),
+        Err(_) => {
+            span.in_scope(|| tracing::error!("handler panicked"));
+            ServiceResponse::new(http_request, envelope(ErrorCode::Internal, "an unexpected error occurred"))
+        }
+    };
+    if let Ok(value) = HeaderValue::from_str(&request_id.to_string()) {
+        response.headers_mut().insert(HeaderName::from_static(REQUEST_ID), value);
+    }
+    let status = response.status().as_u16();
+    let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    span.in_scope(|| tracing::info!(status, elapsed_ms, "request finished"));
+    Ok(response)
+}

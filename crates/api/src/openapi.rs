@@ -1,0 +1,80 @@
+//! The OpenAPI document, generated from the handlers and types.
+
+use std::fmt::Write as _;
+use std::sync::OnceLock;
+
+use actix_web::HttpResponse;
+use pulse_domain::ErrorCode;
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+use crate::channel::identity;
+use crate::error::{ErrorBody, status_of};
+use crate::health;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Pulse partner channel",
+        version = "0.9.11",
+        description = "Partner-channel feedback service. Every refusal is the error envelope `{code, title, description}`."
+    ),
+    paths(
+        identity::whoami,
+        identity::list_orgs,
+        identity::create_org,
+        openapi_json,
+        health::healthz,
+        health::readyz,
+    ),
+    components(schemas(ErrorBody)),
+    modifiers(&Security, &ErrorCatalog),
+    tags(
+        (name = "identity", description = "The calling key and its workspaces"),
+        (name = "operations", description = "Probes for orchestrators"),
+    )
+)]
+pub struct ApiDoc;
+
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme("apiKey", SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-API-Key"))));
+        components.add_security_scheme("bearer", SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)));
+    }
+}
+
+/// Publishes the code catalog in the document's description.
+struct ErrorCatalog;
+
+impl Modify for ErrorCatalog {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let mut table = String::from("\n\n## Error codes\n\n| code | status | meaning |\n|---|---|---|\n");
+        for code in ErrorCode::ALL {
+            let _infallible = writeln!(table, "| `{}` | {} | {} |", code.as_str(), status_of(code).as_u16(), code.meaning());
+        }
+        let description = openapi.info.description.get_or_insert_with(String::new);
+        description.push_str(&table);
+    }
+}
+
+/// The document as served, built once.
+pub fn document() -> &'static str {
+    static DOCUMENT: OnceLock<String> = OnceLock::new();
+    DOCUMENT.get_or_init(|| ApiDoc::openapi().to_pretty_json().unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")))
+}
+
+/// This document.
+#[utoipa::path(
+    get, path = "/api/v1/channel/openapi.json", tag = "identity",
+    responses((status = 200, description = "The machine-readable contract (OpenAPI 3.1)", content_type = "application/json"))
+)]
+pub async fn openapi_json() -> HttpResponse {
+    HttpResponse::Ok().content_type("application/json").body(document())
+}
+
+pub(crate) async fn serve() -> HttpResponse {
+    openapi_json().await
+}

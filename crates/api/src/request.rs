@@ -1,0 +1,163 @@
+//! Reading requests and writing answers, the same way on every route.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::web::Bytes;
+use actix_web::{HttpRequest, HttpResponse};
+use pulse_domain::idempotency::{Completed, Idempotent, IdempotencyKey, StoredResponse};
+use pulse_domain::{Error, ErrorCode, RateLimitState};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::error::{ApiError, insert_rate_limit_headers};
+use crate::state::{AppState, Platform};
+
+pub const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
+pub const IDEMPOTENCY_REPLAYED: &str = "Idempotency-Replayed";
+pub const WORKSPACE_HEADER: &str = "X-SVC-Workspace";
+
+/// The API key text from `Authorization: Bearer …` or `X-API-Key`.
+pub fn presented_api_key(req: &HttpRequest) -> Option<&str> {
+    let bearer = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        .map(str::trim);
+    bearer.or_else(|| req.headers().get("X-API-Key").and_then(|v| v.to_str().ok()).map(str::trim))
+}
+
+/// Parses a JSON body into `T`, naming the offending field when it does not fit. Messages never
+/// echo the values that were sent: they may be secrets or personal data.
+///
+/// # Errors
+/// `UnsupportedMediaType` without a JSON content type; `ValidationFailed` otherwise.
+pub fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &Bytes) -> Result<T, ApiError> {
+    let content_type = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    if essence != "application/json" && !essence.ends_with("+json") {
+        return Err(ApiError::refused(ErrorCode::UnsupportedMediaType, "send the body as application/json"));
+    }
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::refused(ErrorCode::ValidationFailed, "the request body is empty; send a JSON object"));
+    }
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let description = if inner.is_syntax() || inner.is_eof() {
+            format!("the body is not valid JSON (line {}, column {})", inner.line(), inner.column())
+        } else if path == "." {
+            without_values(&strip_position(&inner.to_string()))
+        } else {
+            format!("`{path}`: {}", without_values(&strip_position(&inner.to_string())))
+        };
+        ApiError::refused(ErrorCode::ValidationFailed, description)
+    })?;
+    deserializer
+        .end()
+        .map_err(|_| ApiError::refused(ErrorCode::ValidationFailed, "the body has data after the JSON value"))?;
+    Ok(value)
+}
+
+fn strip_position(message: &str) -> String {
+    message.split(" at line ").next().unwrap_or(message).to_owned()
+}
+
+/// serde's "invalid type: string \"…\", expected …" quotes the value; keep only what was expected.
+fn without_values(message: &str) -> String {
+    for lead in ["invalid type", "invalid value", "unknown variant"] {
+        if message.starts_with(lead) {
+            return match message.split_once(", expected ") {
+                Some((_, expected)) => format!("{lead}, expected {expected}"),
+                None => lead.to_owned(),
+            };
+        }
+    }
+    message.to_owned()
+}
+
+/// A JSON answer with the quota headers of the call.
+pub fn json_response<T: Serialize>(status: StatusCode, body: &T, rate: Option<RateLimitState>) -> HttpResponse {
+    let mut response = HttpResponse::build(status).json(body);
+    if let Some(state) = rate {
+        insert_rate_limit_headers(&mut response, &state, false);
+    }
+    response
+}
+
+/// What a route produced, and what a replay under the same `Idempotency-Key` should say instead.
+pub struct Reply {
+    pub status: StatusCode,
+    pub body: serde_json::Value,
+    pub replay_body: serde_json::Value,
+}
+
+/// Runs `operation` under the request's `Idempotency-Key`, if it sent one. `scope` names the
+/// namespace of keys (an API key, a campaign code...). A replay answers 200 with the stored body
+/// and `Idempotency-Replayed: true`.
+///
+/// # Errors
+/// `ValidationFailed` for a bad key; `Conflict` per the idempotency rules; the operation's errors.
+pub async fn idempotent<P, F, Fut>(
+    state: &AppState<P>,
+    req: &HttpRequest,
+    scope: &str,
+    canonical_request: &serde_json::Value,
+    rate: Option<RateLimitState>,
+    operation: F,
+) -> Result<HttpResponse, ApiError>
+where
+    P: Platform,
+    F: FnOnce() -> Fut,
+    Fut: Future<Output = Result<Reply, Error>>,
+{
+    let Some(raw) = req.headers().get(IDEMPOTENCY_KEY) else {
+        let reply = operation().await?;
+        return Ok(json_response(reply.status, &reply.body, rate));
+    };
+    let key = IdempotencyKey::parse(raw.to_str().unwrap_or_default())?;
+    // The route pattern and the canonical body (keys sorted) make two requests "the same".
+    let fingerprint = format!("{} {}\n{}", req.method(), req.match_pattern().unwrap_or_default(), canonical_request);
+    let outcome = state
+        .idempotency
+        .run(scope, &key, fingerprint.as_bytes(), || async {
+            let reply = operation().await?;
+            let replay_body = serde_json::to_vec(&reply.replay_body).map_err(Error::internal)?;
+            Ok(Completed { value: reply, replay: StoredResponse { status: StatusCode::OK.as_u16(), body: replay_body } })
+        })
+        .await?;
+    Ok(match outcome {
+        Idempotent::Fresh(reply) => json_response(reply.status, &reply.body, rate),
+        Idempotent::Replayed(stored) => {
+            let status = StatusCode::from_u16(stored.status).map_err(|e| ApiError(Error::internal(e)))?;
+            let mut response = HttpResponse::build(status).content_type("application/json").body(stored.body);
+            response
+                .headers_mut()
+                .insert(header::HeaderName::from_static("idempotency-replayed"), HeaderValue::from_static("true"));
+            if let Some(state) = rate {
+                insert_rate_limit_headers(&mut response, &state, false);
+            }
+            response
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_messages_lose_the_values() {
+        assert_eq!(
+            without_values("invalid type: string \"ada@example.com\", expected u32"),
+            "invalid type, expected u32"
+        );
+        assert_eq!(
+            without_values("unknown variant `secret`, expected one of `A`, `B`"),
+            "unknown variant, expected one of `A`, `B`"
+        );
+        assert_eq!(without_values("missing field `name`"), "missing field `name`");
+        assert_eq!(strip_position("missing field `name` at line 1 column 2"), "missing field `name`");
+    }
+}

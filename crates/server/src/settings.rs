@@ -1,0 +1,217 @@
+//! Configuration from the environment (the names are fixed: operators rely on them).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+use pulse_domain::quota::{QuotaFamily, QuotaPolicy};
+use pulse_postgres::PoolSettings;
+use secrecy::SecretString;
+
+pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/pulse";
+pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
+/// Where `--dev` keeps its generated secrets, relative to the working directory.
+pub const DEV_DIR: &str = ".pulse-dev";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogFormat {
+    Json,
+    Pretty,
+}
+
+pub struct Settings {
+    pub database_url: String,
+    pub bind: SocketAddr,
+    pub base_url: String,
+    pub survey_url: String,
+    pub master_key: Option<SecretString>,
+    pub studio_jwt_secret: Option<SecretString>,
+    pub quotas: QuotaPolicy,
+    pub log_filter: String,
+    pub log_format: LogFormat,
+    pub pool: PoolSettings,
+}
+
+impl Settings {
+    /// # Errors
+    /// When a variable is set to a value that cannot be used; the message names the variable.
+    pub fn from_env() -> anyhow::Result<Self> {
+        Self::from_lookup(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
+    }
+
+    /// # Errors
+    /// As [`Settings::from_env`].
+    pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
+        let bind_text = var("PULSE_BIND").unwrap_or_else(|| DEFAULT_BIND.to_owned());
+        let bind = bind_text.parse().with_context(|| format!("PULSE_BIND `{bind_text}` is not host:port"))?;
+        let base_url = var("PULSE_BASE_URL").unwrap_or_else(|| format!("http://{bind_text}"));
+        let base_url = base_url.trim_end_matches('/').to_owned();
+        let survey_url = var("PULSE_SURVEY_URL").map_or_else(|| base_url.clone(), |u| u.trim_end_matches('/').to_owned());
+        let rate_limits = match var("PULSE_RATE_LIMITS").as_deref() {
+            None | Some("on") => true,
+            Some("off") => false,
+            Some(other) => bail!("PULSE_RATE_LIMITS must be `on` or `off`, not `{other}`"),
+        };
+        let mut quotas = QuotaPolicy::default();
+        quotas.enabled = rate_limits;
+        if let Some(spec) = var("PULSE_QUOTAS") {
+            quotas = parse_quotas(quotas, &spec)?;
+        }
+        if let Some(limit) = var("PULSE_WORKSPACES_PER_BUSINESS") {
+            quotas.workspaces_per_business =
+                limit.parse().context("PULSE_WORKSPACES_PER_BUSINESS must be a whole number")?;
+        }
+        let log_format = match var("PULSE_LOG_FORMAT").as_deref() {
+            None | Some("json") => LogFormat::Json,
+            Some("pretty") => LogFormat::Pretty,
+            Some(other) => bail!("PULSE_LOG_FORMAT must be `json` or `pretty`, not `{other}`"),
+        };
+        let mut pool = PoolSettings::default();
+        if let Some(size) = var("PULSE_DB_POOL_SIZE") {
+            pool.max_size = size.parse().context("PULSE_DB_POOL_SIZE must be a whole number")?;
+        }
+        Ok(Self {
+            database_url: var("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned()),
+            bind,
+            base_url,
+            survey_url,
+            master_key: var("PULSE_MASTER_KEY").map(SecretString::from),
+            studio_jwt_secret: var("PULSE_STUDIO_JWT_SECRET").map(SecretString::from),
+            quotas,
+            log_filter: var("PULSE_LOG").unwrap_or_else(|| "info".to_owned()),
+            log_format,
+            pool,
+        })
+    }
+
+    /// Fills the secrets `--dev` may make up, keeping them in `dir` so restarts keep working.
+    ///
+    /// # Errors
+    /// When the directory or files cannot be written or read.
+    pub fn with_dev_secrets(mut self, dir: &Path) -> anyhow::Result<Self> {
+        if self.master_key.is_none() {
+            self.master_key = Some(dev_secret(dir, "master.key", pulse_crypto::MasterKey::generate_base64)?);
+        }
+        if self.studio_jwt_secret.is_none() {
+            self.studio_jwt_secret = Some(dev_secret(dir, "studio-jwt.secret", pulse_crypto::MasterKey::generate_base64)?);
+        }
+        Ok(self)
+    }
+
+    /// The development secrets of `dir`, if `--dev` made them, for secrets that are not set.
+    ///
+    /// # Errors
+    /// When an existing file cannot be read.
+    pub fn with_existing_dev_secrets(mut self, dir: &Path) -> anyhow::Result<Self> {
+        let read = |name: &str| -> anyhow::Result<Option<SecretString>> {
+            let path = dir.join(name);
+            if path.exists() {
+                Ok(Some(SecretString::from(std::fs::read_to_string(&path)?.trim().to_owned())))
+            } else {
+                Ok(None)
+            }
+        };
+        if self.master_key.is_none() {
+            self.master_key = read("master.key")?;
+        }
+        if self.studio_jwt_secret.is_none() {
+            self.studio_jwt_secret = read("studio-jwt.secret")?;
+        }
+        Ok(self)
+    }
+}
+
+pub fn dev_dir() -> PathBuf {
+    PathBuf::from(DEV_DIR)
+}
+
+fn dev_secret(dir: &Path, name: &str, make: impl Fn() -> String) -> anyhow::Result<SecretString> {
+    let path = dir.join(name);
+    if let Ok(existing) = std::fs::read_to_string(&path) {
+        return Ok(SecretString::from(existing.trim().to_owned()));
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let value = make();
+    write_private(&path, &value).with_context(|| format!("writing {}", path.display()))?;
+    tracing::warn!(path = %path.display(), "development mode: generated a local secret and kept it in this file");
+    Ok(SecretString::from(value))
+}
+
+#[cfg(unix)]
+fn write_private(path: &Path, value: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
+    file.write_all(value.as_bytes())
+}
+
+#[cfg(not(unix))]
+fn write_private(path: &Path, value: &str) -> std::io::Result<()> {
+    std::fs::write(path, value)
+}
+
+/// `family=limit,family=limit`, e.g. `workspace_create=50,identity=1000`.
+fn parse_quotas(mut policy: QuotaPolicy, spec: &str) -> anyhow::Result<QuotaPolicy> {
+    for pair in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (name, limit) = pair.split_once('=').with_context(|| format!("PULSE_QUOTAS: `{pair}` is not family=limit"))?;
+        let family = QuotaFamily::parse(name.trim()).with_context(|| {
+            let known: Vec<&str> = QuotaFamily::ALL.iter().map(|f| f.as_str()).collect();
+            format!("PULSE_QUOTAS: unknown family `{name}` (known: {})", known.join(", "))
+        })?;
+        let limit = limit.trim().parse().with_context(|| format!("PULSE_QUOTAS: `{limit}` is not a whole number"))?;
+        policy = policy.with_hourly(family, limit);
+    }
+    Ok(policy)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn settings(vars: &[(&str, &str)]) -> anyhow::Result<Settings> {
+        let map: HashMap<String, String> = vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        Settings::from_lookup(|name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn defaults_are_the_documented_ones() {
+        let s = settings(&[]).expect("defaults");
+        assert_eq!(s.database_url, DEFAULT_DATABASE_URL);
+        assert_eq!(s.bind.to_string(), DEFAULT_BIND);
+        assert_eq!(s.base_url, "http://127.0.0.1:8080");
+        assert_eq!(s.survey_url, s.base_url);
+        assert!(s.quotas.enabled);
+        assert_eq!(s.log_format, LogFormat::Json);
+        assert!(s.master_key.is_none());
+    }
+
+    #[test]
+    fn quotas_and_switches_are_read() {
+        let s = settings(&[
+            ("PULSE_RATE_LIMITS", "off"),
+            ("PULSE_QUOTAS", "workspace_create=5, identity=7"),
+            ("PULSE_SURVEY_URL", "https://survey.example/"),
+        ])
+        .expect("settings");
+        assert!(!s.quotas.enabled);
+        assert_eq!(s.quotas.hourly(QuotaFamily::WorkspaceCreate), 5);
+        assert_eq!(s.quotas.hourly(QuotaFamily::Identity), 7);
+        assert_eq!(s.quotas.hourly(QuotaFamily::WorkspaceRead), 3600);
+        assert_eq!(s.survey_url, "https://survey.example");
+    }
+
+    #[test]
+    fn bad_values_name_the_variable() {
+        for (var, value) in [
+            ("PULSE_BIND", "nope"),
+            ("PULSE_RATE_LIMITS", "maybe"),
+            ("PULSE_LOG_FORMAT", "xml"),
+            ("PULSE_QUOTAS", "bogus=1"),
+        ] {
+            let err = settings(&[(var, value)]).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.contains(var), "{var}: {err}");
+        }
+    }
+}
