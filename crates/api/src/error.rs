@@ -105,7 +105,10 @@ impl ResponseError for ApiError {
             }
             Error::Internal(cause) => {
                 tracing::error!(cause = %cause, "internal error");
-                envelope(ErrorCode::Internal, "an unexpected error occurred; quote the X-Request-Id header when reporting it")
+                envelope(
+                    ErrorCode::Internal,
+                    "an unexpected error occurred; quote the X-Request-Id header when reporting it",
+                )
             }
         }
     }

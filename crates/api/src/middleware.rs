@@ -12,7 +12,7 @@ use pulse_domain::ErrorCode;
 use tracing::Instrument as _;
 use uuid::Uuid;
 
-use crate::error::envelope;
+use crate::error::ApiError;
 
 pub const REQUEST_ID: &str = "x-request-id";
 
@@ -32,15 +32,14 @@ pub async fn request_context(
     let route = req.match_pattern().unwrap_or_else(|| "unmatched".to_owned());
     let method = req.method().clone();
     let span = tracing::info_span!("request", %request_id, %method, %route);
-    let http_request = req.request().clone();
     let started = Instant::now();
     let outcome = AssertUnwindSafe(next.call(req)).catch_unwind().instrument(span.clone()).await;
     let mut response = match outcome {
-        Ok(Ok(response)) => response.map_into_boxed_body(),
-        Ok(Err(error)) => ServiceResponse::new(http_request, error.error_response()),
+        Ok(response) => response?.map_into_boxed_body(),
         Err(_) => {
             span.in_scope(|| tracing::error!("handler panicked"));
-            ServiceResponse::new(http_request, envelope(ErrorCode::Internal, "an unexpected error occurred"))
+            // The request went down with the handler, so the answer goes up as an error.
+            return Err(ApiError::refused(ErrorCode::Internal, "an unexpected error occurred").into());
         }
     };
     if let Ok(value) = HeaderValue::from_str(&request_id.to_string()) {

@@ -53,7 +53,8 @@ impl Modify for ErrorCatalog {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         let mut table = String::from("\n\n## Error codes\n\n| code | status | meaning |\n|---|---|---|\n");
         for code in ErrorCode::ALL {
-            let _infallible = writeln!(table, "| `{}` | {} | {} |", code.as_str(), status_of(code).as_u16(), code.meaning());
+            let _infallible =
+                writeln!(table, "| `{}` | {} | {} |", code.as_str(), status_of(code).as_u16(), code.meaning());
         }
         let description = openapi.info.description.get_or_insert_with(String::new);
         description.push_str(&table);

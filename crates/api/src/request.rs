@@ -4,7 +4,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse};
-use pulse_domain::idempotency::{Completed, Idempotent, IdempotencyKey, StoredResponse};
+use pulse_domain::idempotency::{Completed, IdempotencyKey, Idempotent, StoredResponse};
 use pulse_domain::{Error, ErrorCode, RateLimitState};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -124,7 +124,10 @@ where
         .run(scope, &key, fingerprint.as_bytes(), || async {
             let reply = operation().await?;
             let replay_body = serde_json::to_vec(&reply.replay_body).map_err(Error::internal)?;
-            Ok(Completed { value: reply, replay: StoredResponse { status: StatusCode::OK.as_u16(), body: replay_body } })
+            Ok(Completed {
+                value: reply,
+                replay: StoredResponse { status: StatusCode::OK.as_u16(), body: replay_body },
+            })
         })
         .await?;
     Ok(match outcome {

@@ -64,8 +64,9 @@ mod tests {
         let token = futures_lite_block_on(JwtStudioTokens::new(&secret).issue(&claims)).expect("token");
         let mut validation = Validation::new(Algorithm::HS256);
         validation.set_audience(&[STUDIO_AUDIENCE]);
-        let decoded = jsonwebtoken::decode::<Claims>(&token, &DecodingKey::from_secret(b"studio-secret-for-tests"), &validation)
-            .expect("valid");
+        let decoded =
+            jsonwebtoken::decode::<Claims>(&token, &DecodingKey::from_secret(b"studio-secret-for-tests"), &validation)
+                .expect("valid");
         assert_eq!(decoded.claims.sub, claims.user_id);
         assert_eq!(decoded.claims.business, claims.business_id.0);
         assert_eq!(decoded.claims.perms, vec!["campaign:view".to_owned()]);

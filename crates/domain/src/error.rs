@@ -84,13 +84,21 @@ impl ErrorCode {
             ErrorCode::Unauthenticated => "No API key, or the key is malformed, unknown, revoked or expired.",
             ErrorCode::InsufficientPermission => "The key lacks the scope the route needs; the description names it.",
             ErrorCode::NoOrg => "The key belongs to no business, so it reaches no workspace.",
-            ErrorCode::WorkspaceRequired => "The key reaches several workspaces (or none) and X-SVC-Workspace was not sent.",
-            ErrorCode::ValidationFailed => "The request is malformed or breaks a field rule; the description names the field.",
-            ErrorCode::NotFound => "Unknown route or resource, or a resource of another tenant (the same answer for both).",
+            ErrorCode::WorkspaceRequired => {
+                "The key reaches several workspaces (or none) and X-SVC-Workspace was not sent."
+            }
+            ErrorCode::ValidationFailed => {
+                "The request is malformed or breaks a field rule; the description names the field."
+            }
+            ErrorCode::NotFound => {
+                "Unknown route or resource, or a resource of another tenant (the same answer for both)."
+            }
             ErrorCode::MethodNotAllowed => "The route exists but not with this HTTP method.",
             ErrorCode::UnsupportedMediaType => "A request body was sent without Content-Type: application/json.",
             ErrorCode::PayloadTooLarge => "The request body is larger than the route accepts.",
-            ErrorCode::Conflict => "Idempotency-Key reused with a different body, or the first request with it is still in flight.",
+            ErrorCode::Conflict => {
+                "Idempotency-Key reused with a different body, or the first request with it is still in flight."
+            }
             ErrorCode::RefConflict => "A workspace with this externalRef exists with different details.",
             ErrorCode::RateLimited => "An hourly quota or a rate limit is exhausted; see Retry-After.",
             ErrorCode::Internal => "An unexpected failure on our side; the request id identifies it in our logs.",

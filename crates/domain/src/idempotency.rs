@@ -91,10 +91,8 @@ impl<S: IdempotencyStore, C: Crypto, K: Clock> Idempotency<S, C, K> {
     {
         let fingerprint = self.crypto.keyed_digest(DigestPurpose::IdempotencyFingerprint, request);
         let now = self.clock.now();
-        let claim = self
-            .store
-            .claim(scope, key.as_str(), &fingerprint, now, now - REPLAY_WINDOW, now - STALE_CLAIM)
-            .await?;
+        let claim =
+            self.store.claim(scope, key.as_str(), &fingerprint, now, now - REPLAY_WINDOW, now - STALE_CLAIM).await?;
         let context = seal_context(scope, key);
         match claim {
             IdempotencyClaim::Claimed => {}
@@ -192,9 +190,9 @@ mod tests {
     fn a_failed_request_releases_the_key() {
         let (idem, _) = service();
         let key = IdempotencyKey::parse("abc").expect("key");
-        let failed = block_on(idem.run("s", &key, b"body", || async {
-            Err::<Completed<u32>, _>(Error::validation("name", "bad"))
-        }));
+        let failed = block_on(
+            idem.run("s", &key, b"body", || async { Err::<Completed<u32>, _>(Error::validation("name", "bad")) }),
+        );
         assert!(failed.is_err());
         let retried = block_on(idem.run("s", &key, b"fixed", || async { completed(5) })).expect("retry");
         assert_eq!(retried, Idempotent::Fresh(5));

@@ -9,7 +9,9 @@ use time::OffsetDateTime;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{ApiKeyId, BusinessId, WorkspaceId};
-use crate::ports::{Crypto, DigestPurpose, HealthCheck, IdempotencyClaim, IdempotencyStore, QuotaCounter, TenancyRepository};
+use crate::ports::{
+    Crypto, DigestPurpose, HealthCheck, IdempotencyClaim, IdempotencyStore, QuotaCounter, TenancyRepository,
+};
 use crate::quota::QuotaFamily;
 use crate::tenancy::{ApiKeyRecord, Business, NewApiKey, NewWorkspace, Workspace, WorkspaceCreation, WorkspaceStatus};
 
@@ -57,9 +59,10 @@ impl TenancyRepository for MemoryStore {
         if state.keys.contains_key(&key.record.prefix) {
             return Err(Error::refused(ErrorCode::Conflict, "prefix taken"));
         }
-        let foreign = key.record.workspace_allowlist.iter().any(|id| {
-            !state.workspaces.iter().any(|w| w.id == *id && Some(w.business_id) == key.record.business_id)
-        });
+        let foreign =
+            key.record.workspace_allowlist.iter().any(|id| {
+                !state.workspaces.iter().any(|w| w.id == *id && Some(w.business_id) == key.record.business_id)
+            });
         if foreign {
             return Err(Error::not_found("workspace"));
         }
@@ -75,7 +78,12 @@ impl TenancyRepository for MemoryStore {
         Ok(self.state().keys.get_mut(prefix).map(|k| k.revoked_at = Some(at)).is_some())
     }
 
-    async fn create_workspace(&self, creator: ApiKeyId, new: &NewWorkspace, max_per_business: u32) -> Result<WorkspaceCreation> {
+    async fn create_workspace(
+        &self,
+        creator: ApiKeyId,
+        new: &NewWorkspace,
+        max_per_business: u32,
+    ) -> Result<WorkspaceCreation> {
         let mut state = self.state();
         if let Some(existing) = state
             .workspaces

@@ -114,10 +114,7 @@ impl<Q: QuotaCounter, K: Clock> Quotas<Q, K> {
         if count > limit {
             return Err(Error::Refused(Refusal {
                 code: ErrorCode::RateLimited,
-                description: format!(
-                    "the hourly `{}` quota of {limit} calls for this key is used up",
-                    family.as_str()
-                ),
+                description: format!("the hourly `{}` quota of {limit} calls for this key is used up", family.as_str()),
                 rate_limit: Some(state),
             }));
         }

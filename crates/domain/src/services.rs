@@ -9,8 +9,8 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{ApiKeyId, BusinessId, ServiceAccountId, WorkspaceId};
 use crate::ports::{Crypto, DigestPurpose, TenancyRepository};
 use crate::tenancy::{
-    ApiKeyRecord, Business, NewApiKey, NewWorkspace, Principal, Scope, Workspace, WorkspaceCreation,
-    WorkspaceDetails, WorkspaceInput, slug_for,
+    ApiKeyRecord, Business, NewApiKey, NewWorkspace, Principal, Scope, Workspace, WorkspaceCreation, WorkspaceDetails,
+    WorkspaceInput, slug_for,
 };
 
 /// The workspaces a key reaches.
@@ -83,13 +83,8 @@ impl<R: TenancyRepository, C: Crypto, K: Clock> Tenancy<R, C, K> {
         let business_id = principal.require_business()?;
         let details = WorkspaceDetails::parse(input)?;
         let id = WorkspaceId::new_random();
-        let new = NewWorkspace {
-            id,
-            business_id,
-            slug: slug_for(&details.name, id),
-            details,
-            created_at: self.clock.now(),
-        };
+        let new =
+            NewWorkspace { id, business_id, slug: slug_for(&details.name, id), details, created_at: self.clock.now() };
         match self.repo.create_workspace(principal.key_id, &new, self.workspaces_per_business).await? {
             WorkspaceCreation::Created(workspace) => Ok((workspace, true)),
             WorkspaceCreation::Existing(workspace) if workspace.details == new.details => Ok((workspace, false)),
@@ -346,7 +341,10 @@ mod tests {
 
         let orphan = key(&w, None, &["channel:workspaces"], None);
         let p = block_on(w.tenancy.authenticate(Some(orphan.key.expose_secret()))).expect("p");
-        assert_eq!(block_on(w.tenancy.create_workspace(&p, &details("r", "n"))).expect_err("no org").code(), ErrorCode::NoOrg);
+        assert_eq!(
+            block_on(w.tenancy.create_workspace(&p, &details("r", "n"))).expect_err("no org").code(),
+            ErrorCode::NoOrg
+        );
         assert_eq!(block_on(w.tenancy.list_workspaces(&p)).expect_err("no org").code(), ErrorCode::NoOrg);
     }
 

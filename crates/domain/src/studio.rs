@@ -48,8 +48,9 @@ pub async fn issue_studio_token<T: StudioTokens, K: Clock>(
         return Err(Error::validation("perm", "name at least one permission"));
     }
     if let Some(bad) = permissions.iter().find(|p| {
-        !p.split_once(':')
-            .is_some_and(|(r, a)| !r.is_empty() && !a.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase() || b == b':' || b == b'_'))
+        !p.split_once(':').is_some_and(|(r, a)| {
+            !r.is_empty() && !a.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase() || b == b':' || b == b'_')
+        })
     }) {
         return Err(Error::validation("perm", format!("`{bad}` is not a permission of the form resource:action")));
     }

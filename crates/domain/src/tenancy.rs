@@ -100,10 +100,7 @@ impl Principal {
         if self.scopes.iter().any(|s| s.as_str() == scope) {
             Ok(())
         } else {
-            Err(Error::refused(
-                ErrorCode::InsufficientPermission,
-                format!("this API key lacks the scope `{scope}`"),
-            ))
+            Err(Error::refused(ErrorCode::InsufficientPermission, format!("this API key lacks the scope `{scope}`")))
         }
     }
 
@@ -137,11 +134,7 @@ impl Principal {
                     .trim()
                     .parse()
                     .map_err(|_| Error::validation("X-SVC-Workspace", "must be a workspace id (uuid)"))?;
-                if self.workspace_allowlist.contains(&id) {
-                    Ok(id)
-                } else {
-                    Err(Error::not_found("workspace"))
-                }
+                if self.workspace_allowlist.contains(&id) { Ok(id) } else { Err(Error::not_found("workspace")) }
             }
             None => self.default_workspace().ok_or_else(|| {
                 Error::refused(

@@ -20,9 +20,10 @@ pub(crate) fn from_diesel(error: DieselError) -> Error {
 /// The name of the violated constraint, when `error` is a unique or foreign key violation.
 pub(crate) fn violated_constraint(error: &DieselError) -> Option<(DatabaseErrorKind, String)> {
     match error {
-        DieselError::DatabaseError(kind @ (DatabaseErrorKind::UniqueViolation | DatabaseErrorKind::ForeignKeyViolation), info) => {
-            Some((*kind, info.constraint_name().unwrap_or_default().to_owned()))
-        }
+        DieselError::DatabaseError(
+            kind @ (DatabaseErrorKind::UniqueViolation | DatabaseErrorKind::ForeignKeyViolation),
+            info,
+        ) => Some((*kind, info.constraint_name().unwrap_or_default().to_owned())),
         _ => None,
     }
 }

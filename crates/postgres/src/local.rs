@@ -153,12 +153,12 @@ async fn start_local_server(port: u16) -> anyhow::Result<()> {
         run(&mut initdb).await.context("initdb")?;
     }
     let mut pg_ctl = user_command(as_postgres, &bin.join("pg_ctl"));
-    pg_ctl
-        .arg("-D")
-        .arg(&data)
-        .arg("-l")
-        .arg(data.join("server.log"))
-        .args(["-o", &format!("-p {port} -k /tmp -c listen_addresses=127.0.0.1"), "-w", "start"]);
+    pg_ctl.arg("-D").arg(&data).arg("-l").arg(data.join("server.log")).args([
+        "-o",
+        &format!("-p {port} -k /tmp -c listen_addresses=127.0.0.1"),
+        "-w",
+        "start",
+    ]);
     run(&mut pg_ctl).await.context("pg_ctl start")
 }
 
@@ -179,9 +179,7 @@ fn debian_clusters() -> Vec<(String, String)> {
 }
 
 fn postgres_bin_dir() -> Option<PathBuf> {
-    let on_path = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .unwrap_or_default();
+    let on_path = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).unwrap_or_default();
     let debian = std::fs::read_dir("/usr/lib/postgresql")
         .map(|d| d.flatten().map(|e| e.path().join("bin")).collect::<Vec<_>>())
         .unwrap_or_default();
@@ -205,11 +203,7 @@ fn user_command(as_postgres: bool, program: &Path) -> Command {
 
 async fn run(command: &mut Command) -> anyhow::Result<()> {
     let output = command.stdin(Stdio::null()).output().await?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        bail!("{}", String::from_utf8_lossy(&output.stderr).trim())
-    }
+    if output.status.success() { Ok(()) } else { bail!("{}", String::from_utf8_lossy(&output.stderr).trim()) }
 }
 
 #[cfg(test)]

@@ -17,8 +17,8 @@ const MIGRATION_LOCK: i64 = 0x7075_6c73_656d_6967;
 pub async fn run_migrations(database_url: &str) -> anyhow::Result<Vec<String>> {
     let url = database_url.to_owned();
     tokio::task::spawn_blocking(move || -> anyhow::Result<Vec<String>> {
-        let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(&url)
-            .context("connecting to the database")?;
+        let mut conn =
+            AsyncConnectionWrapper::<AsyncPgConnection>::establish(&url).context("connecting to the database")?;
         diesel::sql_query(format!("SELECT pg_advisory_lock({MIGRATION_LOCK})")).execute(&mut conn)?;
         let applied: anyhow::Result<Vec<String>> = conn
             .run_pending_migrations(MIGRATIONS)
@@ -32,9 +32,8 @@ pub async fn run_migrations(database_url: &str) -> anyhow::Result<Vec<String>> {
             .map(|version| {
                 names
                     .iter()
-                    .map(|m| m.name().to_string())
-                    .find(|name| name.starts_with(version.as_str()))
-                    .unwrap_or_else(|| version.clone())
+                    .find(|m| m.name().version().to_string() == *version)
+                    .map_or_else(|| version.clone(), |m| m.name().to_string())
             })
             .collect())
     })
@@ -48,8 +47,8 @@ pub async fn run_migrations(database_url: &str) -> anyhow::Result<Vec<String>> {
 pub async fn pending_migrations(database_url: &str) -> anyhow::Result<Vec<String>> {
     let url = database_url.to_owned();
     tokio::task::spawn_blocking(move || -> anyhow::Result<Vec<String>> {
-        let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(&url)
-            .context("connecting to the database")?;
+        let mut conn =
+            AsyncConnectionWrapper::<AsyncPgConnection>::establish(&url).context("connecting to the database")?;
         let pending = conn.pending_migrations(MIGRATIONS).map_err(|e| anyhow::anyhow!("reading migrations: {e}"))?;
         Ok(pending.iter().map(|m| m.name().to_string()).collect())
     })

@@ -15,7 +15,9 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::{from_diesel, from_pool, violated_constraint};
-use crate::schema::{api_key_workspaces, api_keys, businesses, idempotency_keys, quota_windows, service_accounts, workspaces};
+use crate::schema::{
+    api_key_workspaces, api_keys, businesses, idempotency_keys, quota_windows, service_accounts, workspaces,
+};
 
 /// The Postgres implementation of every repository port. Cloning shares the pool.
 #[derive(Clone)]
@@ -103,6 +105,14 @@ struct ApiKeyRow {
     expires_at: Option<OffsetDateTime>,
     revoked_at: Option<OffsetDateTime>,
     created_at: OffsetDateTime,
+}
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = idempotency_keys, check_for_backend(diesel::pg::Pg))]
+struct IdempotencyRow {
+    fingerprint: Vec<u8>,
+    status: Option<i16>,
+    sealed_body: Option<Vec<u8>>,
 }
 
 impl TenancyRepository for PgStore {
@@ -217,17 +227,20 @@ impl TenancyRepository for PgStore {
 
     async fn revoke_api_key(&self, prefix: &str, at: OffsetDateTime) -> Result<bool> {
         // Revoking twice keeps the first revocation time.
-        let found: Option<Uuid> = diesel::update(api_keys::table.filter(api_keys::prefix.eq(prefix)))
-            .set(api_keys::revoked_at.eq(diesel::dsl::sql::<diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>>(
-                "COALESCE(revoked_at, ",
-            )
-            .bind::<diesel::sql_types::Timestamptz, _>(at)
-            .sql(")")))
-            .returning(api_keys::id)
-            .get_result(&mut self.conn().await?)
-            .await
-            .optional()
-            .map_err(from_diesel)?;
+        let found: Option<Uuid> =
+            diesel::update(api_keys::table.filter(api_keys::prefix.eq(prefix)))
+                .set(
+                    api_keys::revoked_at.eq(diesel::dsl::sql::<
+                        diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>,
+                    >("COALESCE(revoked_at, ")
+                    .bind::<diesel::sql_types::Timestamptz, _>(at)
+                    .sql(")")),
+                )
+                .returning(api_keys::id)
+                .get_result(&mut self.conn().await?)
+                .await
+                .optional()
+                .map_err(from_diesel)?;
         Ok(found.is_some())
     }
 
@@ -365,19 +378,19 @@ impl IdempotencyStore for PgStore {
             if claimed == 1 {
                 return Ok(IdempotencyClaim::Claimed);
             }
-            let existing: Option<(Vec<u8>, Option<i16>, Option<Vec<u8>>)> = k::table
+            let existing: Option<IdempotencyRow> = k::table
                 .find((scope, key))
-                .select((k::fingerprint, k::status, k::sealed_body))
+                .select(IdempotencyRow::as_select())
                 .first(&mut conn)
                 .await
                 .optional()
                 .map_err(from_diesel)?;
             match existing {
-                Some((fingerprint, Some(status), Some(sealed_body))) => {
+                Some(IdempotencyRow { fingerprint, status: Some(status), sealed_body: Some(sealed_body) }) => {
                     let status = u16::try_from(status).map_err(Error::internal)?;
                     return Ok(IdempotencyClaim::Completed { fingerprint, status, sealed_body });
                 }
-                Some((fingerprint, _, _)) => return Ok(IdempotencyClaim::InFlight { fingerprint }),
+                Some(IdempotencyRow { fingerprint, .. }) => return Ok(IdempotencyClaim::InFlight { fingerprint }),
                 None => {}
             }
         }
@@ -397,10 +410,7 @@ impl IdempotencyStore for PgStore {
 
     async fn release(&self, scope: &str, key: &str) -> Result<()> {
         use idempotency_keys as k;
-        diesel::delete(k::table.find((scope, key)))
-            .execute(&mut self.conn().await?)
-            .await
-            .map_err(from_diesel)?;
+        diesel::delete(k::table.find((scope, key))).execute(&mut self.conn().await?).await.map_err(from_diesel)?;
         Ok(())
     }
 
@@ -418,7 +428,12 @@ impl QuotaCounter for PgStore {
     async fn hit(&self, subject: &str, family: QuotaFamily, window_start: OffsetDateTime) -> Result<u32> {
         use quota_windows as q;
         let count: i32 = diesel::insert_into(q::table)
-            .values((q::subject.eq(subject), q::family.eq(family.as_str()), q::window_start.eq(window_start), q::count.eq(1)))
+            .values((
+                q::subject.eq(subject),
+                q::family.eq(family.as_str()),
+                q::window_start.eq(window_start),
+                q::count.eq(1),
+            ))
             .on_conflict((q::subject, q::family, q::window_start))
             .do_update()
             .set(q::count.eq(q::count + 1))

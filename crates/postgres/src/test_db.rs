@@ -91,10 +91,7 @@ fn template_name() -> &'static str {
 
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-    entries
-        .flatten()
-        .flat_map(|e| if e.path().is_dir() { walk(&e.path()) } else { vec![e.path()] })
-        .collect()
+    entries.flatten().flat_map(|e| if e.path().is_dir() { walk(&e.path()) } else { vec![e.path()] }).collect()
 }
 
 #[derive(diesel::QueryableByName)]
@@ -110,10 +107,15 @@ async fn ensure_template(conn: &mut AsyncPgConnection, server: &ServerUrl, templ
     result
 }
 
-async fn build_template_if_missing(conn: &mut AsyncPgConnection, server: &ServerUrl, template: &str) -> anyhow::Result<()> {
-    let existing: Vec<Name> = diesel::sql_query("SELECT datname FROM pg_database WHERE datname LIKE 'pulse\\_template\\_%'")
-        .load(conn)
-        .await?;
+async fn build_template_if_missing(
+    conn: &mut AsyncPgConnection,
+    server: &ServerUrl,
+    template: &str,
+) -> anyhow::Result<()> {
+    let existing: Vec<Name> =
+        diesel::sql_query("SELECT datname FROM pg_database WHERE datname LIKE 'pulse\\_template\\_%'")
+            .load(conn)
+            .await?;
     if existing.iter().any(|n| n.datname == template) {
         return Ok(());
     }

@@ -161,7 +161,11 @@ async fn serve(settings: Settings, dev: bool) -> anyhow::Result<()> {
         settings
     } else {
         let pending = pulse_postgres::pending_migrations(&settings.database_url).await?;
-        anyhow::ensure!(pending.is_empty(), "the database has pending migrations ({}); run `pulse migrate` first", pending.join(", "));
+        anyhow::ensure!(
+            pending.is_empty(),
+            "the database has pending migrations ({}); run `pulse migrate` first",
+            pending.join(", ")
+        );
         settings
     };
     if !settings.quotas.enabled {
@@ -204,10 +208,7 @@ async fn admin(settings: Settings, command: AdminCommand) -> anyhow::Result<()> 
             print_json(&json!({ "id": workspace.id, "status": workspace.status.as_str() }))
         }
         AdminCommand::StudioToken(args) => {
-            let secret = settings
-                .studio_jwt_secret
-                .as_ref()
-                .context("PULSE_STUDIO_JWT_SECRET is not set")?;
+            let secret = settings.studio_jwt_secret.as_ref().context("PULSE_STUDIO_JWT_SECRET is not set")?;
             let token = issue_studio_token(
                 &JwtStudioTokens::new(secret),
                 &clock,

@@ -46,7 +46,8 @@ impl Settings {
         let bind = bind_text.parse().with_context(|| format!("PULSE_BIND `{bind_text}` is not host:port"))?;
         let base_url = var("PULSE_BASE_URL").unwrap_or_else(|| format!("http://{bind_text}"));
         let base_url = base_url.trim_end_matches('/').to_owned();
-        let survey_url = var("PULSE_SURVEY_URL").map_or_else(|| base_url.clone(), |u| u.trim_end_matches('/').to_owned());
+        let survey_url =
+            var("PULSE_SURVEY_URL").map_or_else(|| base_url.clone(), |u| u.trim_end_matches('/').to_owned());
         let rate_limits = match var("PULSE_RATE_LIMITS").as_deref() {
             None | Some("on") => true,
             Some("off") => false,
@@ -93,7 +94,8 @@ impl Settings {
             self.master_key = Some(dev_secret(dir, "master.key", pulse_crypto::MasterKey::generate_base64)?);
         }
         if self.studio_jwt_secret.is_none() {
-            self.studio_jwt_secret = Some(dev_secret(dir, "studio-jwt.secret", pulse_crypto::MasterKey::generate_base64)?);
+            self.studio_jwt_secret =
+                Some(dev_secret(dir, "studio-jwt.secret", pulse_crypto::MasterKey::generate_base64)?);
         }
         Ok(self)
     }
@@ -153,7 +155,8 @@ fn write_private(path: &Path, value: &str) -> std::io::Result<()> {
 /// `family=limit,family=limit`, e.g. `workspace_create=50,identity=1000`.
 fn parse_quotas(mut policy: QuotaPolicy, spec: &str) -> anyhow::Result<QuotaPolicy> {
     for pair in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (name, limit) = pair.split_once('=').with_context(|| format!("PULSE_QUOTAS: `{pair}` is not family=limit"))?;
+        let (name, limit) =
+            pair.split_once('=').with_context(|| format!("PULSE_QUOTAS: `{pair}` is not family=limit"))?;
         let family = QuotaFamily::parse(name.trim()).with_context(|| {
             let known: Vec<&str> = QuotaFamily::ALL.iter().map(|f| f.as_str()).collect();
             format!("PULSE_QUOTAS: unknown family `{name}` (known: {})", known.join(", "))

@@ -83,7 +83,12 @@ impl Application {
         let crypto = crypto_from(settings)?;
         let store = store_from(settings)?;
         let state = web::Data::new(AppState::<ServerPlatform> {
-            tenancy: Tenancy::new(store.clone(), crypto.clone(), clock.clone(), settings.quotas.workspaces_per_business),
+            tenancy: Tenancy::new(
+                store.clone(),
+                crypto.clone(),
+                clock.clone(),
+                settings.quotas.workspaces_per_business,
+            ),
             idempotency: Idempotency::new(store.clone(), crypto, clock.clone()),
             quotas: Quotas::new(store.clone(), clock, settings.quotas.clone()),
             health: store,
@@ -91,10 +96,8 @@ impl Application {
         let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
         let port = listener.local_addr()?.port();
         let app_state = state.clone();
-        let server = HttpServer::new(move || pulse_api::app(app_state.clone()))
-            .listen(listener)?
-            .shutdown_timeout(10)
-            .run();
+        let server =
+            HttpServer::new(move || pulse_api::app(app_state.clone())).listen(listener)?.shutdown_timeout(10).run();
         Ok(Self { port, server, state })
     }
 
@@ -108,7 +111,8 @@ impl Application {
     /// When the server fails.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
         let stop = CancellationToken::new();
-        let maintenance = tokio::spawn(workers::maintenance(self.state.clone(), stop.clone(), Duration::from_secs(300)));
+        let maintenance =
+            tokio::spawn(workers::maintenance(self.state.clone(), stop.clone(), Duration::from_secs(300)));
         let served = self.server.await;
         stop.cancel();
         maintenance.await?;

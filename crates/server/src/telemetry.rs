@@ -15,9 +15,14 @@ where
     let filter = EnvFilter::try_new(filter).unwrap_or_else(|_| EnvFilter::new("info"));
     match format {
         LogFormat::Json => Box::new(
-            Registry::default()
-                .with(filter)
-                .with(tracing_subscriber::fmt::layer().json().flatten_event(true).with_current_span(true).with_writer(sink)),
+            Registry::default().with(filter).with(
+                tracing_subscriber::fmt::layer()
+                    .json()
+                    .flatten_event(true)
+                    .with_current_span(true)
+                    .with_span_list(false)
+                    .with_writer(sink),
+            ),
         ),
         LogFormat::Pretty => {
             Box::new(Registry::default().with(filter).with(tracing_subscriber::fmt::layer().with_writer(sink)))

@@ -1,0 +1,177 @@
+//! The operator interface, run as operators run it: the `pulse` binary with environment variables.
+
+use std::process::Output;
+
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use secrecy::ExposeSecret;
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, spawn_app};
+
+fn pulse(app: &TestApp, args: &[&str]) -> Output {
+    let master = app.settings.master_key.as_ref().expect("master key").expose_secret().to_owned();
+    std::process::Command::new(env!("CARGO_BIN_EXE_pulse"))
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("DATABASE_URL", app.db.url())
+        .env("PULSE_MASTER_KEY", master)
+        .env("PULSE_STUDIO_JWT_SECRET", "cli-studio-secret")
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("run pulse")
+}
+
+fn json_out(output: &Output) -> Value {
+    assert!(output.status.success(), "stderr: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("stdout is JSON")
+}
+
+fn one_line_error(output: &Output) -> String {
+    assert!(!output.status.success());
+    assert!(output.stdout.is_empty(), "nothing on stdout when failing");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    stderr
+}
+
+#[tokio::test]
+async fn an_operator_sets_up_a_partner_end_to_end() {
+    let app = spawn_app().await;
+    let business = json_out(&pulse(&app, &["admin", "business", "create", "--name", "Acme"]));
+    let business_id = business["id"].as_str().expect("id").to_owned();
+
+    let created = json_out(&pulse(
+        &app,
+        &["admin", "key", "create", "--business", &business_id, "--scopes", "channel:workspaces,channel:results"],
+    ));
+    let key = created["key"].as_str().expect("key").to_owned();
+    assert!(key.starts_with(&format!("svc_{}_", created["keyPrefix"].as_str().expect("prefix"))));
+    assert!(created["serviceAccountId"].as_str().is_some());
+
+    let whoami: Value = app.whoami(&key).await.json().await.expect("json");
+    assert_eq!(whoami["accountId"], json!(business_id));
+    let workspace = app.workspace(&key, "client").await.to_string();
+
+    let approved = json_out(&pulse(&app, &["admin", "workspace", "approve", &workspace]));
+    assert_eq!(approved, json!({"id": workspace, "status": "ACTIVE"}));
+    let list: Value = app.list_orgs(&key).await.json().await.expect("json");
+    assert_eq!(list["workspaces"][0]["status"], json!("ACTIVE"));
+
+    let scoped = json_out(&pulse(
+        &app,
+        &[
+            "admin",
+            "key",
+            "create",
+            "--business",
+            &business_id,
+            "--scopes",
+            "channel:results",
+            "--workspace",
+            &workspace,
+            "--expires-in",
+            "60",
+        ],
+    ));
+    let scoped_key = scoped["key"].as_str().expect("key");
+    let whoami: Value = app.whoami(scoped_key).await.json().await.expect("json");
+    assert_eq!(whoami["defaultWorkspaceId"], json!(workspace));
+    // The CLI stamps the expiry from the real clock: move the service's clock past it.
+    app.clock.set(time::OffsetDateTime::now_utc() + time::Duration::seconds(61));
+    assert_eq!(app.whoami(scoped_key).await.status(), 401, "--expires-in 60 expired");
+
+    let revoked =
+        json_out(&pulse(&app, &["admin", "key", "revoke", "--prefix", created["keyPrefix"].as_str().expect("p")]));
+    assert_eq!(revoked, json!({"revoked": true}));
+    assert_eq!(app.whoami(&key).await.status(), 401);
+}
+
+#[tokio::test]
+async fn keys_without_a_business_and_studio_tokens() {
+    let app = spawn_app().await;
+    let orphan = json_out(&pulse(&app, &["admin", "key", "create", "--no-business", "--scopes", "channel:results"]));
+    let response = app.list_orgs(orphan["key"].as_str().expect("key")).await;
+    assert_eq!(response.status(), 403);
+
+    let business = uuid::Uuid::new_v4().to_string();
+    let user = uuid::Uuid::new_v4().to_string();
+    let token = json_out(&pulse(
+        &app,
+        &[
+            "admin",
+            "studio-token",
+            "--business",
+            &business,
+            "--user",
+            &user,
+            "--perm",
+            "campaign:view",
+            "--perm",
+            "campaign:build",
+            "--ttl",
+            "120",
+        ],
+    ));
+    let mut validation = Validation::new(Algorithm::HS256);
+    validation.set_audience(&["pulse-studio"]);
+    let claims = jsonwebtoken::decode::<Value>(
+        token["token"].as_str().expect("token"),
+        &DecodingKey::from_secret(b"cli-studio-secret"),
+        &validation,
+    )
+    .expect("a valid HS256 token for pulse-studio")
+    .claims;
+    assert_eq!(claims["sub"], json!(user));
+    assert_eq!(claims["business"], json!(business));
+    assert_eq!(claims["perms"], json!(["campaign:view", "campaign:build"]));
+    assert_eq!(claims["exp"].as_i64().zip(claims["iat"].as_i64()).map(|(e, i)| e - i), Some(120));
+}
+
+#[tokio::test]
+async fn failures_are_one_line_on_stderr() {
+    let app = spawn_app().await;
+    let unknown = uuid::Uuid::new_v4().to_string();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["admin", "key", "create", "--business", &unknown, "--scopes", "channel:results"],
+        vec!["admin", "key", "create", "--no-business", "--scopes", "Not A Scope"],
+        vec!["admin", "key", "revoke", "--prefix", "nope"],
+        vec!["admin", "workspace", "approve", &unknown],
+        vec!["admin", "key", "create", "--scopes", "channel:results"],
+        vec!["admin", "business", "create"],
+        vec![
+            "admin",
+            "studio-token",
+            "--business",
+            &unknown,
+            "--user",
+            &unknown,
+            "--perm",
+            "campaign:view",
+            "--ttl",
+            "999999",
+        ],
+    ];
+    for args in cases {
+        let stderr = one_line_error(&pulse(&app, &args));
+        assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+    }
+}
+
+#[tokio::test]
+async fn migrate_reports_what_it_applied_and_is_idempotent() {
+    let app = spawn_app().await;
+    // The test database is cloned from a migrated template: nothing is pending.
+    assert_eq!(json_out(&pulse(&app, &["migrate"])), json!({"applied": []}));
+
+    let master = app.settings.master_key.as_ref().expect("master").expose_secret().to_owned();
+    let without_key = std::process::Command::new(env!("CARGO_BIN_EXE_pulse"))
+        .args(["admin", "key", "revoke", "--prefix", "x"])
+        .env_clear()
+        .env("DATABASE_URL", app.db.url())
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("run");
+    assert!(one_line_error(&without_key).contains("PULSE_MASTER_KEY"));
+    drop(master);
+}

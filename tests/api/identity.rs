@@ -1,0 +1,89 @@
+//! `GET /whoami` and authentication.
+
+use serde_json::{Value, json};
+use time::Duration;
+
+use crate::helpers::{envelope, spawn_app};
+
+#[tokio::test]
+async fn whoami_describes_the_calling_key() {
+    let app = spawn_app().await;
+    let business = app.create_business().await;
+    let key = app.create_key(Some(business), &["channel:results", "channel:workspaces"]).await;
+
+    let response = app.whoami(&key.key).await;
+    assert_eq!(response.status(), 200);
+    assert!(response.headers().contains_key("x-request-id"));
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(body["accountId"], json!(business.to_string()));
+    assert_eq!(body["keyPrefix"], json!(key.prefix));
+    assert_eq!(body["scopes"], json!(["channel:results", "channel:workspaces"]));
+    assert_eq!(body["workspaceAllowlist"], json!([]));
+    assert_eq!(body["defaultWorkspaceId"], Value::Null);
+    assert_eq!(body["orgId"], Value::Null);
+    assert!(body["serviceAccountId"].as_str().is_some_and(|s| s.len() == 36));
+}
+
+#[tokio::test]
+async fn the_x_api_key_header_is_accepted_the_same() {
+    let app = spawn_app().await;
+    let key = app.create_key(None, &["channel:results"]).await;
+    let response =
+        app.client.get(app.url("/api/v1/channel/whoami")).header("X-API-Key", &key.key).send().await.expect("request");
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(body["accountId"], Value::Null, "a key without a business still knows who it is");
+}
+
+#[tokio::test]
+async fn the_default_workspace_is_set_only_for_a_single_workspace() {
+    let app = spawn_app().await;
+    let (_, key) = app.partner().await;
+    let first = app.workspace(&key.key, "client-1").await;
+    let body: Value = app.whoami(&key.key).await.json().await.expect("json");
+    assert_eq!(body["workspaceAllowlist"], json!([first.to_string()]));
+    assert_eq!(body["defaultWorkspaceId"], json!(first.to_string()));
+    assert_eq!(body["orgId"], json!(first.to_string()));
+
+    app.workspace(&key.key, "client-2").await;
+    let body: Value = app.whoami(&key.key).await.json().await.expect("json");
+    assert_eq!(body["workspaceAllowlist"].as_array().map(Vec::len), Some(2));
+    assert_eq!(body["defaultWorkspaceId"], Value::Null);
+}
+
+#[tokio::test]
+async fn missing_invalid_revoked_and_expired_keys_get_401() {
+    let app = spawn_app().await;
+    let business = app.create_business().await;
+    let revoked = app.create_key(Some(business), &["channel:results"]).await;
+    let expiring = app.create_key_with(Some(business), &["channel:results"], &[], Some(Duration::minutes(5))).await;
+    app.revoke_key(&revoked.prefix).await;
+
+    let no_key = app.client.get(app.url("/api/v1/channel/whoami")).send().await.expect("request");
+    let (status, code, description) = envelope(no_key).await;
+    assert_eq!((status, code.as_str()), (401, "UNAUTHENTICATED"));
+    assert!(description.contains("no API key"));
+
+    // A real prefix with a wrong secret: the checksum is right, the digest is not.
+    let mut forged = expiring.key.clone();
+    forged.replace_range(16..20, "zzzz");
+    for bad in [
+        "svc_nonsense",
+        "Bearer",
+        &forged[..forged.len() - 1],
+        "svc_AAAAAAAAAA_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    ] {
+        let (status, code, _) = envelope(app.whoami(bad).await).await;
+        assert_eq!((status, code.as_str()), (401, "UNAUTHENTICATED"), "{bad}");
+    }
+
+    let (status, _, description) = envelope(app.whoami(&revoked.key).await).await;
+    assert_eq!(status, 401);
+    assert!(description.contains("revoked"));
+
+    assert_eq!(app.whoami(&expiring.key).await.status(), 200);
+    app.clock.advance(Duration::minutes(5));
+    let (status, _, description) = envelope(app.whoami(&expiring.key).await).await;
+    assert_eq!(status, 401);
+    assert!(description.contains("expired"));
+}

@@ -1,0 +1,59 @@
+//! The generated contract.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use crate::helpers::spawn_app;
+
+#[tokio::test]
+async fn the_document_is_served_without_a_key_and_lists_every_route() {
+    let app = spawn_app().await;
+    let response = app.client.get(app.url("/api/v1/channel/openapi.json")).send().await.expect("response");
+    assert_eq!(response.status(), 200);
+    let document: Value = response.json().await.expect("json");
+    assert!(document["openapi"].as_str().is_some_and(|v| v.starts_with("3.")));
+
+    let routes: BTreeSet<String> = document["paths"]
+        .as_object()
+        .expect("paths")
+        .iter()
+        .flat_map(|(path, item)| {
+            item.as_object().into_iter().flat_map(|ops| ops.keys()).map(move |m| format!("{} {path}", m.to_uppercase()))
+        })
+        .collect();
+    let expected: BTreeSet<String> = [
+        "GET /api/v1/channel/whoami",
+        "GET /api/v1/channel/orgs",
+        "POST /api/v1/channel/orgs",
+        "GET /api/v1/channel/openapi.json",
+        "GET /healthz",
+        "GET /readyz",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    assert_eq!(routes, expected);
+
+    // Every operation documents its refusals with the envelope.
+    for (path, item) in document["paths"].as_object().expect("paths") {
+        for (method, operation) in item.as_object().expect("operations") {
+            for (status, response) in operation["responses"].as_object().expect("responses") {
+                if status.starts_with('4') || status.starts_with('5') {
+                    let schema = &response["content"]["application/json"]["schema"]["$ref"];
+                    assert_eq!(schema, "#/components/schemas/ErrorBody", "{method} {path} {status}");
+                }
+            }
+        }
+    }
+    let description = document["info"]["description"].as_str().expect("description");
+    for code in pulse_domain::ErrorCode::ALL {
+        assert!(description.contains(code.as_str()), "catalog lists {code}");
+    }
+}
+
+#[test]
+fn the_document_matches_its_snapshot() {
+    let document: Value = serde_json::from_str(pulse_api::openapi::document()).expect("json");
+    insta::assert_json_snapshot!("openapi", document);
+}

@@ -1,0 +1,75 @@
+//! Hourly per-key quotas, shared by replicas through PostgreSQL.
+
+use pulse_domain::quota::QuotaFamily;
+use serde_json::json;
+use time::Duration;
+
+use crate::helpers::{envelope, spawn_app_with};
+
+fn header(response: &reqwest::Response, name: &str) -> Option<String> {
+    response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
+}
+
+#[tokio::test]
+async fn the_creation_quota_refuses_with_429_until_the_next_hour() {
+    let app = spawn_app_with(|s| s.quotas = s.quotas.clone().with_hourly(QuotaFamily::WorkspaceCreate, 2)).await;
+    let (_, key) = app.partner().await;
+    app.clock.advance(Duration::minutes(45));
+    let first = app.create_org(&key.key, &json!({"externalRef": "a", "name": "n"})).await;
+    assert_eq!(first.status(), 201);
+    assert_eq!(header(&first, "ratelimit-limit").as_deref(), Some("2"));
+    assert_eq!(header(&first, "ratelimit-remaining").as_deref(), Some("1"));
+    assert_eq!(header(&first, "ratelimit-reset").as_deref(), Some("900"));
+    assert_eq!(app.create_org(&key.key, &json!({"externalRef": "b", "name": "n"})).await.status(), 201);
+
+    let refused = app.create_org(&key.key, &json!({"externalRef": "c", "name": "n"})).await;
+    assert_eq!(header(&refused, "retry-after").as_deref(), Some("900"));
+    assert_eq!(header(&refused, "ratelimit-remaining").as_deref(), Some("0"));
+    let (status, code, description) = envelope(refused).await;
+    assert_eq!((status, code.as_str()), (429, "RATE_LIMITED"));
+    assert!(description.contains("workspace_create"));
+
+    // Other families have their own quota.
+    assert_eq!(app.list_orgs(&key.key).await.status(), 200);
+    app.clock.advance(Duration::minutes(15));
+    assert_eq!(app.create_org(&key.key, &json!({"externalRef": "c", "name": "n"})).await.status(), 201);
+}
+
+#[tokio::test]
+async fn quotas_are_per_key() {
+    let app = spawn_app_with(|s| s.quotas = s.quotas.clone().with_hourly(QuotaFamily::Identity, 1)).await;
+    let one = app.create_key(None, &["channel:results"]).await;
+    let two = app.create_key(None, &["channel:results"]).await;
+    assert_eq!(app.whoami(&one.key).await.status(), 200);
+    assert_eq!(app.whoami(&one.key).await.status(), 429);
+    assert_eq!(app.whoami(&two.key).await.status(), 200);
+}
+
+#[tokio::test]
+async fn replicas_share_one_count() {
+    let app = spawn_app_with(|s| s.quotas = s.quotas.clone().with_hourly(QuotaFamily::WorkspaceRead, 3)).await;
+    let replica = app.second_instance();
+    let (_, key) = app.partner().await;
+    let mut statuses = Vec::new();
+    for base in [&app.address, &replica, &app.address, &replica] {
+        let response =
+            app.client.get(format!("{base}/api/v1/channel/orgs")).bearer_auth(&key.key).send().await.expect("request");
+        statuses.push(response.status().as_u16());
+    }
+    assert_eq!(statuses, [200, 200, 200, 429]);
+}
+
+#[tokio::test]
+async fn rate_limits_off_lifts_every_quota() {
+    let app = spawn_app_with(|s| {
+        s.quotas = s.quotas.clone().with_hourly(QuotaFamily::Identity, 1);
+        s.quotas.enabled = false;
+    })
+    .await;
+    let key = app.create_key(None, &["channel:results"]).await;
+    for _ in 0..3 {
+        let response = app.whoami(&key.key).await;
+        assert_eq!(response.status(), 200);
+        assert!(header(&response, "ratelimit-limit").is_none());
+    }
+}
