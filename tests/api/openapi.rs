@@ -57,3 +57,14 @@ fn the_document_matches_its_snapshot() {
     let document: Value = serde_json::from_str(pulse_api::openapi::document()).expect("json");
     insta::assert_json_snapshot!("openapi", document);
 }
+
+#[test]
+fn the_error_doc_lists_every_code_with_its_status() {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/errors.md")).expect("docs/errors.md");
+    for code in pulse_domain::ErrorCode::ALL {
+        let status = pulse_api::error::status_of(code).as_u16();
+        let row = format!("| `{}` | {status} |", code.as_str());
+        assert!(doc.contains(&row), "docs/errors.md lacks the row {row}");
+    }
+}

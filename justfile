@@ -1,0 +1,33 @@
+# Day-to-day recipes. The README's two quick-start commands do not need just.
+
+default:
+    @just --list
+
+# Run the service against the local development database.
+serve:
+    cargo run -p pulse -- serve --dev
+
+test:
+    cargo test --workspace
+
+# Format check and clippy with warnings denied, as CI runs them.
+lint:
+    cargo fmt --all -- --check
+    cargo clippy --workspace --all-targets -- -D warnings
+
+fmt:
+    cargo fmt --all
+
+# Drop and recreate the development database, then migrate it.
+db-reset:
+    psql -h 127.0.0.1 -U postgres -c 'DROP DATABASE IF EXISTS pulse WITH (FORCE)' -c 'CREATE DATABASE pulse'
+    cargo run -p pulse -- migrate
+
+# Accept a changed OpenAPI document after reviewing the diff.
+openapi:
+    INSTA_UPDATE=always cargo test -p pulse --test api openapi
+    git diff --stat tests/api/snapshots
+
+# Everything CI runs.
+ci:
+    bash .ci/run
