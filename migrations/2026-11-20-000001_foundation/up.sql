@@ -10,14 +10,16 @@ CREATE TABLE workspaces (
     business_id uuid NOT NULL REFERENCES businesses (id),
     external_ref text NOT NULL,
     name text NOT NULL,
-    slug text NOT NULL UNIQUE,
+    slug text NOT NULL,
     kind text NOT NULL CHECK (kind IN ('INDIVIDUAL', 'COMPANY', 'PARTNERSHIP', 'GOVERNMENT', 'EDUCATIONAL', 'OTHER')),
     team text,
     location text,
     status text NOT NULL DEFAULT 'PENDING_APPROVAL' CHECK (status IN ('PENDING_APPROVAL', 'ACTIVE', 'SUSPENDED')),
     created_at timestamptz NOT NULL,
     UNIQUE (business_id, external_ref),
-    -- Target of the allowlist's composite key: a key can only reach its own business's workspaces.
+    UNIQUE (business_id, slug),
+    -- Target of the allowlist's composite key: an allowlist row names a workspace together with
+    -- its business (the code records the key's business there).
     UNIQUE (id, business_id)
 );
 
@@ -50,10 +52,13 @@ CREATE TABLE api_key_workspaces (
 );
 
 -- Idempotency-Key records, 24 hours. `status` and `sealed_body` are NULL while the first request
--- is in flight; the body is encrypted because some replayed bodies hold tokens.
+-- is in flight; the body is encrypted because some replayed bodies hold tokens. `claim_token`
+-- names the request that holds the claim, so a request whose claim was taken over cannot
+-- complete or release the new owner's.
 CREATE TABLE idempotency_keys (
     scope text NOT NULL,
     key text NOT NULL,
+    claim_token uuid NOT NULL,
     fingerprint bytea NOT NULL,
     status smallint,
     sealed_body bytea,

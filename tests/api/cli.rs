@@ -6,7 +6,9 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, spawn_app};
+use pulse_postgres::test_db::TestDatabase;
+
+use crate::helpers::{TestApp, envelope, spawn_app};
 
 fn pulse(app: &TestApp, args: &[&str]) -> Output {
     let master = app.settings.master_key.as_ref().expect("master key").expose_secret().to_owned();
@@ -17,9 +19,16 @@ fn pulse(app: &TestApp, args: &[&str]) -> Output {
         .env("DATABASE_URL", app.db.url())
         .env("PULSE_MASTER_KEY", master)
         .env("PULSE_STUDIO_JWT_SECRET", "cli-studio-secret")
-        .current_dir(std::env::temp_dir())
+        .current_dir(scratch_dir())
         .output()
         .expect("run pulse")
+}
+
+/// An empty working directory, so no `.pulse-dev/` secrets are picked up.
+fn scratch_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("pulse-cli-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
 }
 
 fn json_out(output: &Output) -> Value {
@@ -92,7 +101,7 @@ async fn keys_without_a_business_and_studio_tokens() {
     let app = spawn_app().await;
     let orphan = json_out(&pulse(&app, &["admin", "key", "create", "--no-business", "--scopes", "channel:results"]));
     let response = app.list_orgs(orphan["key"].as_str().expect("key")).await;
-    assert_eq!(response.status(), 403);
+    assert_eq!(envelope(response).await.1, "NO_ORG");
 
     let business = uuid::Uuid::new_v4().to_string();
     let user = uuid::Uuid::new_v4().to_string();
@@ -161,17 +170,31 @@ async fn failures_are_one_line_on_stderr() {
 #[tokio::test]
 async fn migrate_reports_what_it_applied_and_is_idempotent() {
     let app = spawn_app().await;
-    // The test database is cloned from a migrated template: nothing is pending.
+    let empty = TestDatabase::create_empty().await;
+    let migrate = |url: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_pulse"))
+            .arg("migrate")
+            .env_clear()
+            .env("DATABASE_URL", url)
+            .current_dir(scratch_dir())
+            .output()
+            .expect("run")
+    };
+    assert_eq!(json_out(&migrate(empty.url())), json!({"applied": ["2026-11-20-000001_foundation"]}));
+    assert_eq!(json_out(&migrate(empty.url())), json!({"applied": []}));
+    // The test database is cloned from a migrated template: nothing is pending there either.
     assert_eq!(json_out(&pulse(&app, &["migrate"])), json!({"applied": []}));
+}
 
-    let master = app.settings.master_key.as_ref().expect("master").expose_secret().to_owned();
+#[tokio::test]
+async fn commands_refuse_to_run_without_the_master_key() {
+    let app = spawn_app().await;
     let without_key = std::process::Command::new(env!("CARGO_BIN_EXE_pulse"))
         .args(["admin", "key", "revoke", "--prefix", "x"])
         .env_clear()
         .env("DATABASE_URL", app.db.url())
-        .current_dir(std::env::temp_dir())
+        .current_dir(scratch_dir())
         .output()
         .expect("run");
     assert!(one_line_error(&without_key).contains("PULSE_MASTER_KEY"));
-    drop(master);
 }

@@ -1,5 +1,7 @@
 //! `GET /whoami` and authentication.
 
+use pulse_domain::api_key::{SECRET_RANDOM_LEN, WellFormedKey};
+use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 use time::Duration;
 
@@ -64,15 +66,12 @@ async fn missing_invalid_revoked_and_expired_keys_get_401() {
     assert_eq!((status, code.as_str()), (401, "UNAUTHENTICATED"));
     assert!(description.contains("no API key"));
 
-    // A real prefix with a wrong secret: the checksum is right, the digest is not.
-    let mut forged = expiring.key.clone();
-    forged.replace_range(16..20, "zzzz");
-    for bad in [
-        "svc_nonsense",
-        "Bearer",
-        &forged[..forged.len() - 1],
-        "svc_AAAAAAAAAA_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
-    ] {
+    // A real prefix with another secret: the format and checksum are right, the digest is not.
+    let forged = WellFormedKey::assemble(&expiring.prefix, &"Z".repeat(SECRET_RANDOM_LEN));
+    let forged = forged.secret().expose_secret().to_owned();
+    assert!(WellFormedKey::parse(&forged).is_some());
+    let truncated = &expiring.key[..expiring.key.len() - 1];
+    for bad in ["svc_nonsense", "Bearer", truncated, &forged] {
         let (status, code, _) = envelope(app.whoami(bad).await).await;
         assert_eq!((status, code.as_str()), (401, "UNAUTHENTICATED"), "{bad}");
     }

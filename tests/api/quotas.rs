@@ -60,9 +60,10 @@ async fn replicas_share_one_count() {
 }
 
 #[tokio::test]
-async fn rate_limits_off_lifts_every_quota() {
+async fn rate_limits_off_lifts_every_quota_and_the_workspace_limit() {
     let app = spawn_app_with(|s| {
         s.quotas = s.quotas.clone().with_hourly(QuotaFamily::Identity, 1);
+        s.quotas.workspaces_per_business = 2;
         s.quotas.enabled = false;
     })
     .await;
@@ -71,5 +72,9 @@ async fn rate_limits_off_lifts_every_quota() {
         let response = app.whoami(&key.key).await;
         assert_eq!(response.status(), 200);
         assert!(header(&response, "ratelimit-limit").is_none());
+    }
+    let (_, partner) = app.partner().await;
+    for r in ["a", "b", "c"] {
+        assert_eq!(app.create_org(&partner.key, &json!({"externalRef": r, "name": "n"})).await.status(), 201);
     }
 }

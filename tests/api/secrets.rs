@@ -24,13 +24,16 @@ async fn api_keys_never_reach_a_response_or_a_log_line() {
     app.revoke_key(&key.prefix).await;
     bodies.push(app.whoami(&key.key).await.text().await.expect("body"));
 
+    let mistyped_secret = mistyped.rsplit('_').next().expect("secret part").to_owned();
     for body in &bodies {
         assert!(!body.contains(&secret_part), "a response carried the key: {body}");
+        assert!(!body.contains(&mistyped_secret), "a response echoed the presented key: {body}");
     }
     assert!(bodies[0].contains(&key.prefix), "the public prefix is what identifies a key");
     let logs = captured_logs();
     assert!(logs.contains("request finished"), "the capture works");
     assert!(!logs.contains(&secret_part), "a log line carried the key");
+    assert!(!logs.contains(&mistyped_secret), "a log line carried the presented key");
 }
 
 #[tokio::test]

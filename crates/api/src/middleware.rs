@@ -7,12 +7,13 @@ use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
+use actix_web::{HttpResponse, ResponseError};
 use futures_util::FutureExt as _;
 use pulse_domain::ErrorCode;
 use tracing::Instrument as _;
 use uuid::Uuid;
 
-use crate::error::ApiError;
+use crate::error::envelope;
 
 pub const REQUEST_ID: &str = "x-request-id";
 
@@ -34,19 +35,42 @@ pub async fn request_context(
     let span = tracing::info_span!("request", %request_id, %method, %route);
     let started = Instant::now();
     let outcome = AssertUnwindSafe(next.call(req)).catch_unwind().instrument(span.clone()).await;
-    let mut response = match outcome {
-        Ok(response) => response?.map_into_boxed_body(),
-        Err(_) => {
-            span.in_scope(|| tracing::error!("handler panicked"));
-            // The request went down with the handler, so the answer goes up as an error.
-            return Err(ApiError::refused(ErrorCode::Internal, "an unexpected error occurred").into());
-        }
+    let elapsed_ms = || u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let Ok(response) = outcome else {
+        span.in_scope(|| {
+            tracing::error!("handler panicked");
+            tracing::info!(status = 500, elapsed_ms = elapsed_ms(), "request finished");
+        });
+        // The request went down with the handler, so the answer travels as an error.
+        return Err(Panicked { request_id }.into());
     };
+    let mut response = response?.map_into_boxed_body();
     if let Ok(value) = HeaderValue::from_str(&request_id.to_string()) {
         response.headers_mut().insert(HeaderName::from_static(REQUEST_ID), value);
     }
     let status = response.status().as_u16();
-    let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    span.in_scope(|| tracing::info!(status, elapsed_ms, "request finished"));
+    span.in_scope(|| tracing::info!(status, elapsed_ms = elapsed_ms(), "request finished"));
     Ok(response)
+}
+
+/// The answer to a request whose handler panicked: the 500 envelope, with the request id.
+#[derive(Debug)]
+struct Panicked {
+    request_id: Uuid,
+}
+
+impl std::fmt::Display for Panicked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "request {} panicked", self.request_id)
+    }
+}
+
+impl ResponseError for Panicked {
+    fn error_response(&self) -> HttpResponse {
+        let mut response = envelope(ErrorCode::Internal, "an unexpected error occurred");
+        if let Ok(value) = HeaderValue::from_str(&self.request_id.to_string()) {
+            response.headers_mut().insert(HeaderName::from_static(REQUEST_ID), value);
+        }
+        response
+    }
 }

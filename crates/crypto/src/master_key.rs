@@ -85,29 +85,22 @@ impl SealingKey {
 ///
 /// Sealed data is `version (1) | key id (4) | nonce (24) | ciphertext+tag`; the key id and the
 /// caller's context (the row the data belongs to) are the associated data, so a ciphertext moved
-/// to another row does not open. Older master keys can be kept for reading while data is
-/// re-encrypted under the current one.
+/// to another row does not open, and data sealed under another master key is recognised as such.
 pub struct RingCrypto {
     rng: SystemRandom,
     digest_keys: HashMap<DigestPurpose, hmac::Key>,
-    current: SealingKey,
-    retired: Vec<SealingKey>,
+    sealing: SealingKey,
 }
 
 const DIGEST_PURPOSES: [DigestPurpose; 2] = [DigestPurpose::ApiKey, DigestPurpose::IdempotencyFingerprint];
 
 impl RingCrypto {
-    pub fn new(master: &MasterKey, retired: &[MasterKey]) -> Self {
+    pub fn new(master: &MasterKey) -> Self {
         let digest_keys = DIGEST_PURPOSES
             .into_iter()
             .map(|p| (p, hmac::Key::new(hmac::HMAC_SHA256, &master.derive(p.label()))))
             .collect();
-        Self {
-            rng: SystemRandom::new(),
-            digest_keys,
-            current: SealingKey::from_master(master),
-            retired: retired.iter().map(SealingKey::from_master).collect(),
-        }
+        Self { rng: SystemRandom::new(), digest_keys, sealing: SealingKey::from_master(master) }
     }
 
     fn digest_key(&self, purpose: DigestPurpose) -> &hmac::Key {
@@ -156,13 +149,13 @@ impl Crypto for RingCrypto {
     fn seal(&self, context: &[u8], plaintext: &[u8]) -> Vec<u8> {
         let mut nonce = [0u8; NONCE_LEN];
         self.fill(&mut nonce);
-        let payload = Payload { msg: plaintext, aad: &aad(&self.current.id, context) };
+        let payload = Payload { msg: plaintext, aad: &aad(&self.sealing.id, context) };
         // Encryption fails only for plaintexts beyond 256 GiB, which no caller sends.
         #[allow(clippy::expect_used)]
-        let ciphertext = self.current.cipher.encrypt(XNonce::from_slice(&nonce), payload).expect("encrypt");
+        let ciphertext = self.sealing.cipher.encrypt(XNonce::from_slice(&nonce), payload).expect("encrypt");
         let mut out = Vec::with_capacity(1 + KEY_ID_LEN + NONCE_LEN + ciphertext.len());
         out.push(SEALED_VERSION);
-        out.extend_from_slice(&self.current.id);
+        out.extend_from_slice(&self.sealing.id);
         out.extend_from_slice(&nonce);
         out.extend_from_slice(&ciphertext);
         out
@@ -174,12 +167,12 @@ impl Crypto for RingCrypto {
             return Err(Error::internal("sealed data has an unknown format"));
         }
         let key_id = &sealed[1..=KEY_ID_LEN];
-        let key = std::iter::once(&self.current)
-            .chain(&self.retired)
-            .find(|k| k.id == key_id)
-            .ok_or_else(|| Error::internal("sealed data is under a key this process does not hold"))?;
+        if key_id != self.sealing.id {
+            return Err(Error::internal("sealed data is under a master key this process does not hold"));
+        }
         let nonce = XNonce::from_slice(&sealed[1 + KEY_ID_LEN..header]);
-        key.cipher
+        self.sealing
+            .cipher
             .decrypt(nonce, Payload { msg: &sealed[header..], aad: &aad(key_id, context) })
             .map_err(|_| Error::internal("sealed data failed authentication"))
     }
@@ -202,7 +195,7 @@ mod tests {
 
     #[test]
     fn random_base62_has_the_length_and_alphabet() {
-        let crypto = RingCrypto::new(&master(1), &[]);
+        let crypto = RingCrypto::new(&master(1));
         let a = crypto.random_base62(43);
         assert_eq!(a.len(), 43);
         assert!(a.bytes().all(|b| b.is_ascii_alphanumeric()));
@@ -211,8 +204,8 @@ mod tests {
 
     #[test]
     fn digests_are_keyed_by_master_and_purpose() {
-        let one = RingCrypto::new(&master(1), &[]);
-        let two = RingCrypto::new(&master(2), &[]);
+        let one = RingCrypto::new(&master(1));
+        let two = RingCrypto::new(&master(2));
         let d = one.keyed_digest(DigestPurpose::ApiKey, b"svc_x");
         assert!(one.verify_keyed_digest(DigestPurpose::ApiKey, b"svc_x", &d));
         assert!(!one.verify_keyed_digest(DigestPurpose::ApiKey, b"svc_y", &d));
@@ -222,7 +215,7 @@ mod tests {
 
     #[test]
     fn sealed_data_opens_only_in_its_context_and_under_a_held_key() {
-        let crypto = RingCrypto::new(&master(1), &[]);
+        let crypto = RingCrypto::new(&master(1));
         let sealed = crypto.seal(b"row-1", b"ada@example.com");
         assert!(!sealed.windows(5).any(|w| w == b"ada@e"));
         assert_eq!(crypto.open(b"row-1", &sealed).expect("open"), b"ada@example.com");
@@ -231,8 +224,6 @@ mod tests {
         let last = tampered.len() - 1;
         tampered[last] ^= 1;
         assert!(crypto.open(b"row-1", &tampered).is_err());
-        assert!(RingCrypto::new(&master(2), &[]).open(b"row-1", &sealed).is_err());
-        let rotated = RingCrypto::new(&master(2), &[master(1)]);
-        assert_eq!(rotated.open(b"row-1", &sealed).expect("retired key"), b"ada@example.com");
+        assert!(RingCrypto::new(&master(2)).open(b"row-1", &sealed).is_err());
     }
 }

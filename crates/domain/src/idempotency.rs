@@ -8,13 +8,15 @@
 use std::future::Future;
 
 use time::Duration;
+use uuid::Uuid;
 
 use crate::clock::Clock;
 use crate::error::{Error, ErrorCode, Result};
-use crate::ports::{Crypto, DigestPurpose, IdempotencyClaim, IdempotencyStore};
+use crate::ports::{ClaimRequest, Crypto, DigestPurpose, IdempotencyClaim, IdempotencyStore};
 
 pub const REPLAY_WINDOW: Duration = Duration::HOUR.saturating_mul(24);
-/// An in-flight claim older than this belonged to a request that died; it may be taken over.
+/// An in-flight claim older than this is presumed dead and may be taken over; the request that
+/// held it can then neither complete nor release it.
 pub const STALE_CLAIM: Duration = Duration::MINUTE;
 pub const MAX_KEY_LEN: usize = 255;
 
@@ -91,8 +93,19 @@ impl<S: IdempotencyStore, C: Crypto, K: Clock> Idempotency<S, C, K> {
     {
         let fingerprint = self.crypto.keyed_digest(DigestPurpose::IdempotencyFingerprint, request);
         let now = self.clock.now();
-        let claim =
-            self.store.claim(scope, key.as_str(), &fingerprint, now, now - REPLAY_WINDOW, now - STALE_CLAIM).await?;
+        let token = Uuid::new_v4();
+        let claim = self
+            .store
+            .claim(&ClaimRequest {
+                scope,
+                key: key.as_str(),
+                token,
+                fingerprint: &fingerprint,
+                now,
+                expired_before: now - REPLAY_WINDOW,
+                stale_before: now - STALE_CLAIM,
+            })
+            .await?;
         let context = seal_context(scope, key);
         match claim {
             IdempotencyClaim::Claimed => {}
@@ -114,14 +127,17 @@ impl<S: IdempotencyStore, C: Crypto, K: Clock> Idempotency<S, C, K> {
                 });
             }
         }
+        // The operation's own outcome is what the caller must see. When the bookkeeping after it
+        // fails, the claim goes stale and is taken over after `STALE_CLAIM`.
         match operation().await {
             Ok(done) => {
                 let sealed = self.crypto.seal(&context, &done.replay.body);
-                self.store.complete(scope, key.as_str(), done.replay.status, &sealed).await?;
+                let _stale_claim_expires =
+                    self.store.complete(scope, key.as_str(), token, done.replay.status, &sealed).await;
                 Ok(Idempotent::Fresh(done.value))
             }
             Err(error) => {
-                self.store.release(scope, key.as_str()).await?;
+                let _stale_claim_expires = self.store.release(scope, key.as_str(), token).await;
                 Err(error)
             }
         }
@@ -196,6 +212,35 @@ mod tests {
         assert!(failed.is_err());
         let retried = block_on(idem.run("s", &key, b"fixed", || async { completed(5) })).expect("retry");
         assert_eq!(retried, Idempotent::Fresh(5));
+    }
+
+    #[test]
+    fn a_request_whose_claim_was_taken_over_cannot_complete_it() {
+        let (idem, clock) = service();
+        let key = IdempotencyKey::parse("abc").expect("key");
+        let slow = block_on(idem.run("s", &key, b"slow", || async {
+            // While this request hangs past the stale limit, another one takes the key over.
+            clock.advance(STALE_CLAIM + Duration::SECOND);
+            let taken = idem.run("s", &key, b"fast", || async { completed(2) }).await.expect("takeover");
+            assert_eq!(taken, Idempotent::Fresh(2));
+            completed(1)
+        }))
+        .expect("slow finishes");
+        assert_eq!(slow, Idempotent::Fresh(1));
+        let replay = block_on(idem.run("s", &key, b"fast", || async { completed(3) })).expect("replay");
+        assert_eq!(replay, Idempotent::Replayed(StoredResponse { status: 200, body: b"replay-2".to_vec() }));
+    }
+
+    #[test]
+    fn a_request_still_in_flight_is_a_conflict() {
+        let (idem, _) = service();
+        let key = IdempotencyKey::parse("abc").expect("key");
+        block_on(idem.run("s", &key, b"body", || async {
+            let second = idem.run("s", &key, b"body", || async { completed(2) }).await;
+            assert_eq!(second.expect_err("in flight").code(), ErrorCode::Conflict);
+            completed(1)
+        }))
+        .expect("first");
     }
 
     #[test]

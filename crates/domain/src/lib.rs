@@ -1,13 +1,14 @@
 //! The Pulse domain: tenancy, workspaces, idempotency and quotas, behind ports.
 //!
 //! This crate knows no web framework, no database and no async runtime. Adapters implement the
-//! traits in [`ports`]; [`memory`] holds in-memory ones for tests.
+//! traits in [`ports`]; the `memory` module (feature `memory`) holds in-memory ones for tests.
 
 pub mod api_key;
 pub mod clock;
 pub mod error;
 pub mod idempotency;
 pub mod ids;
+#[cfg(any(test, feature = "memory"))]
 pub mod memory;
 pub mod ports;
 pub mod quota;

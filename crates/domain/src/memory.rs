@@ -6,17 +6,20 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use time::OffsetDateTime;
+use uuid::Uuid;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{ApiKeyId, BusinessId, WorkspaceId};
 use crate::ports::{
-    Crypto, DigestPurpose, HealthCheck, IdempotencyClaim, IdempotencyStore, QuotaCounter, TenancyRepository,
+    ClaimRequest, Crypto, DigestPurpose, HealthCheck, IdempotencyClaim, IdempotencyStore, QuotaCounter,
+    TenancyRepository,
 };
 use crate::quota::QuotaFamily;
 use crate::tenancy::{ApiKeyRecord, Business, NewApiKey, NewWorkspace, Workspace, WorkspaceCreation, WorkspaceStatus};
 
 #[derive(Clone, Debug)]
 struct IdempotencyRecord {
+    token: Uuid,
     fingerprint: Vec<u8>,
     response: Option<(u16, Vec<u8>)>,
     created_at: OffsetDateTime,
@@ -131,15 +134,8 @@ impl TenancyRepository for MemoryStore {
 }
 
 impl IdempotencyStore for MemoryStore {
-    async fn claim(
-        &self,
-        scope: &str,
-        key: &str,
-        fingerprint: &[u8],
-        now: OffsetDateTime,
-        expired_before: OffsetDateTime,
-        stale_before: OffsetDateTime,
-    ) -> Result<IdempotencyClaim> {
+    async fn claim(&self, request: &ClaimRequest<'_>) -> Result<IdempotencyClaim> {
+        let ClaimRequest { scope, key, token, fingerprint, now, expired_before, stale_before } = *request;
         let mut state = self.state();
         let slot = (scope.to_owned(), key.to_owned());
         if let Some(existing) = state.idempotency.get(&slot) {
@@ -156,21 +152,32 @@ impl IdempotencyStore for MemoryStore {
                 });
             }
         }
-        let record =
-            IdempotencyRecord { fingerprint: fingerprint.to_vec(), response: None, created_at: now, locked_at: now };
+        let record = IdempotencyRecord {
+            token,
+            fingerprint: fingerprint.to_vec(),
+            response: None,
+            created_at: now,
+            locked_at: now,
+        };
         state.idempotency.insert(slot, record);
         Ok(IdempotencyClaim::Claimed)
     }
 
-    async fn complete(&self, scope: &str, key: &str, status: u16, sealed_body: &[u8]) -> Result<()> {
-        if let Some(record) = self.state().idempotency.get_mut(&(scope.to_owned(), key.to_owned())) {
+    async fn complete(&self, scope: &str, key: &str, token: Uuid, status: u16, sealed_body: &[u8]) -> Result<()> {
+        if let Some(record) =
+            self.state().idempotency.get_mut(&(scope.to_owned(), key.to_owned())).filter(|r| r.token == token)
+        {
             record.response = Some((status, sealed_body.to_vec()));
         }
         Ok(())
     }
 
-    async fn release(&self, scope: &str, key: &str) -> Result<()> {
-        self.state().idempotency.remove(&(scope.to_owned(), key.to_owned()));
+    async fn release(&self, scope: &str, key: &str, token: Uuid) -> Result<()> {
+        let mut state = self.state();
+        let slot = (scope.to_owned(), key.to_owned());
+        if state.idempotency.get(&slot).is_some_and(|r| r.token == token) {
+            state.idempotency.remove(&slot);
+        }
         Ok(())
     }
 

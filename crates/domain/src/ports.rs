@@ -4,6 +4,7 @@
 use std::future::Future;
 
 use time::OffsetDateTime;
+use uuid::Uuid;
 
 use crate::error::Result;
 use crate::ids::{ApiKeyId, BusinessId, WorkspaceId};
@@ -119,25 +120,33 @@ pub enum IdempotencyClaim {
     InFlight { fingerprint: Vec<u8> },
 }
 
+/// A request to claim an idempotency key.
+#[derive(Clone, Copy, Debug)]
+pub struct ClaimRequest<'a> {
+    pub scope: &'a str,
+    pub key: &'a str,
+    /// Names the claiming request: only it may complete or release the claim.
+    pub token: Uuid,
+    pub fingerprint: &'a [u8],
+    pub now: OffsetDateTime,
+    /// Records created before this are expired and taken over.
+    pub expired_before: OffsetDateTime,
+    /// In-flight records claimed before this are presumed dead and taken over.
+    pub stale_before: OffsetDateTime,
+}
+
 /// Where idempotency keys and their stored responses live.
 pub trait IdempotencyStore: Send + Sync + 'static {
-    /// Claims `(scope, key)` for a request, unless a live record holds it. Records created before
-    /// `expired_before`, and in-flight records locked before `stale_before` (their request died),
-    /// are taken over.
+    /// Claims `(scope, key)` for the request `token`, unless a live record holds it. Records
+    /// created before `expired_before`, and in-flight records claimed before `stale_before`
+    /// (their request is presumed dead), are taken over.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
-    fn claim(
-        &self,
-        scope: &str,
-        key: &str,
-        fingerprint: &[u8],
-        now: OffsetDateTime,
-        expired_before: OffsetDateTime,
-        stale_before: OffsetDateTime,
-    ) -> impl Future<Output = Result<IdempotencyClaim>> + Send;
+    fn claim(&self, request: &ClaimRequest<'_>) -> impl Future<Output = Result<IdempotencyClaim>> + Send;
 
-    /// Stores the response of the request that claimed the key.
+    /// Stores the response of the request that claimed the key with `token`; does nothing when
+    /// another request has taken the claim over since.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
@@ -145,15 +154,17 @@ pub trait IdempotencyStore: Send + Sync + 'static {
         &self,
         scope: &str,
         key: &str,
+        token: Uuid,
         status: u16,
         sealed_body: &[u8],
     ) -> impl Future<Output = Result<()>> + Send;
 
-    /// Frees a claimed key whose request was refused or failed, so it may be used again.
+    /// Frees a key claimed with `token` whose request was refused or failed, so it may be used
+    /// again; does nothing when another request holds the claim now.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
-    fn release(&self, scope: &str, key: &str) -> impl Future<Output = Result<()>> + Send;
+    fn release(&self, scope: &str, key: &str, token: Uuid) -> impl Future<Output = Result<()>> + Send;
 
     /// Deletes records created before `before`; returns how many.
     ///

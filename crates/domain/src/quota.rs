@@ -70,6 +70,11 @@ impl QuotaPolicy {
         self
     }
 
+    /// The workspace limit in force: none while quotas are lifted.
+    pub fn workspace_limit(&self) -> u32 {
+        if self.enabled { self.workspaces_per_business } else { u32::MAX }
+    }
+
     pub fn hourly(&self, family: QuotaFamily) -> u32 {
         self.hourly.get(&family).copied().unwrap_or_else(|| family.default_hourly_limit())
     }

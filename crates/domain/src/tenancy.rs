@@ -308,8 +308,8 @@ pub enum WorkspaceCreation {
     Existing(Workspace),
 }
 
-/// A URL-safe slug: the name in lower-case ASCII words joined by `-`, then a piece of the id so
-/// two clients of the same name never collide.
+/// A URL-safe slug: the name in lower-case ASCII words joined by `-`, then 12 hex digits of the
+/// random id (48 bits), so two clients of the same name in one business do not collide.
 pub fn slug_for(name: &str, id: WorkspaceId) -> String {
     let mut words = String::new();
     for c in name.chars().flat_map(char::to_lowercase) {
@@ -323,7 +323,7 @@ pub fn slug_for(name: &str, id: WorkspaceId) -> String {
         }
     }
     let words = words.trim_end_matches('-');
-    let suffix: String = id.0.simple().to_string().chars().take(6).collect();
+    let suffix: String = id.0.simple().to_string().chars().take(12).collect();
     if words.is_empty() { format!("ws-{suffix}") } else { format!("{words}-{suffix}") }
 }
 

@@ -38,12 +38,15 @@ impl ServerUrl {
         };
         let (authority, database) = rest.split_once('/').context("the database URL names no database")?;
         let host_port = authority.rsplit_once('@').map_or(authority, |(_, hp)| hp);
-        let (host, port) = match host_port.rsplit_once(':') {
-            Some((h, p)) if !h.ends_with(']') || host_port.starts_with('[') => {
-                (h.trim_matches(['[', ']']).to_owned(), p.parse().context("bad port in the database URL")?)
-            }
-            _ => (host_port.trim_matches(['[', ']']).to_owned(), 5432),
+        // `[v6]:port`, `[v6]`, `host:port` or `host`.
+        let (host, port) = match host_port.strip_prefix('[').and_then(|r| r.split_once(']')) {
+            Some((v6, rest)) => (v6.to_owned(), rest.strip_prefix(':')),
+            None => match host_port.rsplit_once(':') {
+                Some((h, p)) => (h.to_owned(), Some(p)),
+                None => (host_port.to_owned(), None),
+            },
         };
+        let port = port.map_or(Ok(5432), str::parse).context("bad port in the database URL")?;
         if database.is_empty() {
             bail!("the database URL names no database");
         }
@@ -224,6 +227,8 @@ mod tests {
 
         let url = ServerUrl::parse("postgres://[::1]:6543/db").expect("ipv6");
         assert_eq!((url.host.as_str(), url.port), ("::1", 6543));
+        let url = ServerUrl::parse("postgres://[::1]/db").expect("ipv6 without port");
+        assert_eq!((url.host.as_str(), url.port), ("::1", 5432));
 
         assert!(ServerUrl::parse("mysql://x/y").is_err());
         assert!(ServerUrl::parse("postgres://host:5432").is_err());

@@ -58,6 +58,7 @@ diesel::table! {
     idempotency_keys (scope, key) {
         scope -> Text,
         key -> Text,
+        claim_token -> Uuid,
         fingerprint -> Bytea,
         status -> Nullable<SmallInt>,
         sealed_body -> Nullable<Bytea>,

@@ -4,7 +4,9 @@ use diesel::upsert::excluded;
 use diesel_async::pooled_connection::deadpool::{Object, Pool};
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use pulse_domain::ids::{ApiKeyId, BusinessId, ServiceAccountId, WorkspaceId};
-use pulse_domain::ports::{HealthCheck, IdempotencyClaim, IdempotencyStore, QuotaCounter, TenancyRepository};
+use pulse_domain::ports::{
+    ClaimRequest, HealthCheck, IdempotencyClaim, IdempotencyStore, QuotaCounter, TenancyRepository,
+};
 use pulse_domain::quota::QuotaFamily;
 use pulse_domain::tenancy::{
     ApiKeyRecord, Business, NewApiKey, NewWorkspace, Scope, Workspace, WorkspaceCreation, WorkspaceDetails,
@@ -210,7 +212,13 @@ impl TenancyRepository for PgStore {
             .load(&mut conn)
             .await
             .map_err(from_diesel)?;
-        let scopes = row.scopes.iter().map(|s| Scope::parse(s)).collect::<Result<Vec<_>>>()?;
+        let scopes = row
+            .scopes
+            .iter()
+            .map(|s| {
+                Scope::parse(s).map_err(|_| Error::internal(format!("API key {} has a malformed stored scope", row.id)))
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok(Some(ApiKeyRecord {
             id: ApiKeyId(row.id),
             prefix: row.prefix,
@@ -339,15 +347,8 @@ impl TenancyRepository for PgStore {
 }
 
 impl IdempotencyStore for PgStore {
-    async fn claim(
-        &self,
-        scope: &str,
-        key: &str,
-        fingerprint: &[u8],
-        now: OffsetDateTime,
-        expired_before: OffsetDateTime,
-        stale_before: OffsetDateTime,
-    ) -> Result<IdempotencyClaim> {
+    async fn claim(&self, request: &ClaimRequest<'_>) -> Result<IdempotencyClaim> {
+        let ClaimRequest { scope, key, token, fingerprint, now, expired_before, stale_before } = *request;
         use idempotency_keys as k;
         let mut conn = self.conn().await?;
         // The record may be released between the failed claim and the read: then claim again.
@@ -356,6 +357,7 @@ impl IdempotencyStore for PgStore {
                 .values((
                     k::scope.eq(scope),
                     k::key.eq(key),
+                    k::claim_token.eq(token),
                     k::fingerprint.eq(fingerprint),
                     k::created_at.eq(now),
                     k::locked_at.eq(now),
@@ -363,6 +365,7 @@ impl IdempotencyStore for PgStore {
                 .on_conflict((k::scope, k::key))
                 .do_update()
                 .set((
+                    k::claim_token.eq(excluded(k::claim_token)),
                     k::fingerprint.eq(excluded(k::fingerprint)),
                     k::status.eq(None::<i16>),
                     k::sealed_body.eq(None::<Vec<u8>>),
@@ -397,10 +400,10 @@ impl IdempotencyStore for PgStore {
         Err(Error::internal("idempotency record kept changing under the claim"))
     }
 
-    async fn complete(&self, scope: &str, key: &str, status: u16, sealed_body: &[u8]) -> Result<()> {
+    async fn complete(&self, scope: &str, key: &str, token: Uuid, status: u16, sealed_body: &[u8]) -> Result<()> {
         use idempotency_keys as k;
         let status = i16::try_from(status).map_err(Error::internal)?;
-        diesel::update(k::table.find((scope, key)))
+        diesel::update(k::table.find((scope, key)).filter(k::claim_token.eq(token)))
             .set((k::status.eq(status), k::sealed_body.eq(sealed_body)))
             .execute(&mut self.conn().await?)
             .await
@@ -408,9 +411,12 @@ impl IdempotencyStore for PgStore {
         Ok(())
     }
 
-    async fn release(&self, scope: &str, key: &str) -> Result<()> {
+    async fn release(&self, scope: &str, key: &str, token: Uuid) -> Result<()> {
         use idempotency_keys as k;
-        diesel::delete(k::table.find((scope, key))).execute(&mut self.conn().await?).await.map_err(from_diesel)?;
+        diesel::delete(k::table.find((scope, key)).filter(k::claim_token.eq(token)))
+            .execute(&mut self.conn().await?)
+            .await
+            .map_err(from_diesel)?;
         Ok(())
     }
 

@@ -49,6 +49,25 @@ impl TestDatabase {
         Ok(Self { url: server.with_database(&name), name, server })
     }
 
+    /// A database with no tables at all, for testing migrations themselves.
+    ///
+    /// # Panics
+    /// As [`TestDatabase::create`].
+    pub async fn create_empty() -> Self {
+        let base = std::env::var(TEST_SERVER_ENV).unwrap_or_else(|_| DEFAULT_TEST_SERVER.to_owned());
+        let created = async {
+            let server = ServerUrl::parse(&base)?;
+            let mut conn = ensure_server(&server).await?;
+            let name = format!("pulse_test_{}", Uuid::new_v4().simple());
+            create_database_if_missing(&mut conn, &name).await?;
+            anyhow::Ok(Self { url: server.with_database(&name), name, server })
+        };
+        match created.await {
+            Ok(db) => db,
+            Err(e) => panic!("cannot create an empty test database: {e:#}"),
+        }
+    }
+
     pub fn url(&self) -> &str {
         &self.url
     }

@@ -59,7 +59,7 @@ pub fn crypto_from(settings: &Settings) -> anyhow::Result<Arc<RingCrypto>> {
         "PULSE_MASTER_KEY is not set: set it to 32 random bytes in base64 (or run `pulse serve --dev` locally)",
     )?;
     let master = MasterKey::from_base64(text.expose_secret()).context("PULSE_MASTER_KEY")?;
-    Ok(Arc::new(RingCrypto::new(&master, &[])))
+    Ok(Arc::new(RingCrypto::new(&master)))
 }
 
 /// # Errors
@@ -83,12 +83,7 @@ impl Application {
         let crypto = crypto_from(settings)?;
         let store = store_from(settings)?;
         let state = web::Data::new(AppState::<ServerPlatform> {
-            tenancy: Tenancy::new(
-                store.clone(),
-                crypto.clone(),
-                clock.clone(),
-                settings.quotas.workspaces_per_business,
-            ),
+            tenancy: Tenancy::new(store.clone(), crypto.clone(), clock.clone(), settings.quotas.workspace_limit()),
             idempotency: Idempotency::new(store.clone(), crypto, clock.clone()),
             quotas: Quotas::new(store.clone(), clock, settings.quotas.clone()),
             health: store,

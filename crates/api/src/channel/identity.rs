@@ -5,7 +5,7 @@ use actix_web::web::{Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse};
 use pulse_domain::Error;
 use pulse_domain::quota::QuotaFamily;
-use pulse_domain::tenancy::{Whoami, Workspace, WorkspaceInput, WorkspaceType};
+use pulse_domain::tenancy::{Scope, Whoami, Workspace, WorkspaceInput, WorkspaceType};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -165,6 +165,7 @@ pub async fn whoami<P: Platform>(state: Data<AppState<P>>, req: HttpRequest) -> 
 )]
 pub async fn list_orgs<P: Platform>(state: Data<AppState<P>>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&state, &req).await?;
+    principal.require_business()?;
     let rate = state.quotas.hit(&key_subject(&principal), QuotaFamily::WorkspaceRead).await?;
     let list = state.tenancy.list_workspaces(&principal).await?;
     let workspaces: Vec<WorkspaceSummary> = list.workspaces.iter().map(WorkspaceSummary::from).collect();
@@ -203,6 +204,9 @@ pub async fn create_org<P: Platform>(
     body: Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&state, &req).await?;
+    // A call the key may not make is refused as such, not counted against its quota.
+    principal.require_scope(Scope::WORKSPACES)?;
+    principal.require_business()?;
     let subject = key_subject(&principal);
     let rate = state.quotas.hit(&subject, QuotaFamily::WorkspaceCreate).await?;
     let request: CreateWorkspaceRequest = parse_json(&req, &body)?;
