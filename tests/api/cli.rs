@@ -24,9 +24,9 @@ fn pulse(app: &TestApp, args: &[&str]) -> Output {
         .expect("run pulse")
 }
 
-/// An empty working directory, so no `.pulse-dev/` secrets are picked up.
+/// A working directory with no `.pulse-dev/`, so no development secrets are picked up.
 fn scratch_dir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("pulse-cli-{}", uuid::Uuid::new_v4().simple()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli");
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir
 }
