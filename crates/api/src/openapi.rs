@@ -75,7 +75,3 @@ pub fn document() -> &'static str {
 pub async fn openapi_json() -> HttpResponse {
     HttpResponse::Ok().content_type("application/json").body(document())
 }
-
-pub(crate) async fn serve() -> HttpResponse {
-    openapi_json().await
-}

@@ -12,8 +12,9 @@ use diesel::sql_types::Text;
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use tokio::process::Command;
 
-/// The parts of a `postgres://` URL this module needs.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The parts of a `postgres://` URL this module needs. `Debug` leaves out the parts that may
+/// carry a password.
+#[derive(Clone, PartialEq, Eq)]
 pub struct ServerUrl {
     /// Everything before the database name, e.g. `postgres://postgres@127.0.0.1:5432`.
     pub server: String,
@@ -22,6 +23,16 @@ pub struct ServerUrl {
     pub params: String,
     pub host: String,
     pub port: u16,
+}
+
+impl std::fmt::Debug for ServerUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerUrl")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("database", &self.database)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ServerUrl {
@@ -232,6 +243,13 @@ mod tests {
 
         assert!(ServerUrl::parse("mysql://x/y").is_err());
         assert!(ServerUrl::parse("postgres://host:5432").is_err());
+    }
+
+    #[test]
+    fn debug_output_hides_the_password() {
+        let url = ServerUrl::parse("postgres://pulse:hunter2@db:5432/pulse").expect("url");
+        let shown = format!("{url:?}");
+        assert!(shown.contains("db") && !shown.contains("hunter2"), "{shown}");
     }
 
     #[test]

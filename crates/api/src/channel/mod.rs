@@ -20,7 +20,7 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
                     .route(web::get().to(identity::list_orgs::<P>))
                     .route(web::post().to(identity::create_org::<P>)),
             )
-            .service(web::resource("/openapi.json").route(web::get().to(crate::openapi::serve))),
+            .service(web::resource("/openapi.json").route(web::get().to(crate::openapi::openapi_json))),
     );
 }
 
