@@ -180,7 +180,10 @@ async fn migrate_reports_what_it_applied_and_is_idempotent() {
             .output()
             .expect("run")
     };
-    assert_eq!(json_out(&migrate(empty.url())), json!({"applied": ["2026-11-20-000001_foundation"]}));
+    assert_eq!(
+        json_out(&migrate(empty.url())),
+        json!({"applied": ["2026-11-20-000001_foundation", "2026-11-20-000002_campaigns"]})
+    );
     assert_eq!(json_out(&migrate(empty.url())), json!({"applied": []}));
     // The test database is cloned from a migrated template: nothing is pending there either.
     assert_eq!(json_out(&pulse(&app, &["migrate"])), json!({"applied": []}));

@@ -25,13 +25,21 @@ pub struct ErrorBody {
 pub const fn status_of(code: ErrorCode) -> StatusCode {
     match code {
         ErrorCode::Unauthenticated => StatusCode::UNAUTHORIZED,
-        ErrorCode::InsufficientPermission | ErrorCode::NoOrg => StatusCode::FORBIDDEN,
-        ErrorCode::WorkspaceRequired | ErrorCode::ValidationFailed => StatusCode::BAD_REQUEST,
+        ErrorCode::InsufficientPermission
+        | ErrorCode::NoOrg
+        | ErrorCode::LaunchSignatureRequired
+        | ErrorCode::LaunchTokenInvalid => StatusCode::FORBIDDEN,
+        ErrorCode::WorkspaceRequired | ErrorCode::ValidationFailed | ErrorCode::NotLaunchReady => {
+            StatusCode::BAD_REQUEST
+        }
         ErrorCode::NotFound => StatusCode::NOT_FOUND,
         ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-        ErrorCode::Conflict | ErrorCode::RefConflict => StatusCode::CONFLICT,
+        ErrorCode::Conflict
+        | ErrorCode::RefConflict
+        | ErrorCode::CampaignNotCollecting
+        | ErrorCode::LaunchKeySlotsFull => StatusCode::CONFLICT,
         ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,

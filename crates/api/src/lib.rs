@@ -6,14 +6,16 @@ pub mod error;
 pub mod health;
 pub mod middleware;
 pub mod openapi;
+pub mod public;
 pub mod request;
 mod state;
+pub mod studio;
 
 use actix_web::middleware::{ErrorHandlers, from_fn};
 use actix_web::{App, HttpResponse, web};
 use pulse_domain::ErrorCode;
 
-pub use state::{AppState, Platform};
+pub use state::{AppState, NetworkPolicy, Platform};
 
 /// Request bodies larger than this are refused with 413 (routes that take more set their own).
 pub const DEFAULT_BODY_LIMIT: usize = 64 * 1024;
@@ -25,6 +27,8 @@ pub fn configure<P: Platform>(state: web::Data<AppState<P>>) -> impl FnOnce(&mut
             .app_data(web::PayloadConfig::new(DEFAULT_BODY_LIMIT))
             .configure(health::configure::<P>)
             .configure(channel::configure::<P>)
+            .configure(studio::configure::<P>)
+            .configure(public::configure::<P>)
             .default_service(web::to(unknown_route));
     }
 }

@@ -8,9 +8,11 @@ use pulse_domain::ErrorCode;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::channel::identity;
+use crate::channel::{campaigns, identity};
 use crate::error::{ErrorBody, status_of};
 use crate::health;
+use crate::public;
+use crate::studio::launch_keys;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -23,6 +25,19 @@ use crate::health;
         identity::whoami,
         identity::list_orgs,
         identity::create_org,
+        campaigns::provision,
+        campaigns::get_campaign,
+        campaigns::attach_respondents,
+        campaigns::launch_campaign,
+        campaigns::mint_launch_link,
+        launch_keys::list,
+        launch_keys::create,
+        launch_keys::revoke,
+        launch_keys::set_access,
+        public::access,
+        public::start,
+        public::answer,
+        public::complete,
         openapi_json,
         health::healthz,
         health::readyz,
@@ -31,6 +46,10 @@ use crate::health;
     modifiers(&Security, &ErrorCatalog),
     tags(
         (name = "identity", description = "The calling key and its workspaces"),
+        (name = "campaigns", description = "Provisioning, audiences and launch"),
+        (name = "sessions", description = "Minting single-use respondent links"),
+        (name = "studio", description = "Launch keys and signing, for signed-in Studio users"),
+        (name = "public", description = "The respondent page's routes: no secret"),
         (name = "operations", description = "Probes for orchestrators"),
     )
 )]
@@ -43,6 +62,13 @@ impl Modify for Security {
         let components = openapi.components.get_or_insert_with(Default::default);
         components.add_security_scheme("apiKey", SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-API-Key"))));
         components.add_security_scheme("bearer", SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)));
+        let mut studio = Http::new(HttpAuthScheme::Bearer);
+        studio.bearer_format = Some("JWT".to_owned());
+        studio.description = Some("A Studio session: HS256 JWT, audience `pulse-studio`, with `perms`".to_owned());
+        components.add_security_scheme("studio", SecurityScheme::Http(studio));
+        let mut session = Http::new(HttpAuthScheme::Bearer);
+        session.description = Some("The `sessionToken` of the start answer".to_owned());
+        components.add_security_scheme("session", SecurityScheme::Http(session));
     }
 }
 

@@ -1,5 +1,7 @@
 //! Reading requests and writing answers, the same way on every route.
 
+use std::net::IpAddr;
+
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::Bytes;
@@ -10,7 +12,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::error::{ApiError, insert_rate_limit_headers};
-use crate::state::{AppState, Platform};
+use crate::state::{AppState, NetworkPolicy, Platform};
 
 pub const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
 pub const IDEMPOTENCY_REPLAYED: &str = "Idempotency-Replayed";
@@ -18,13 +20,48 @@ pub const WORKSPACE_HEADER: &str = "X-SVC-Workspace";
 
 /// The API key text from `Authorization: Bearer …` or `X-API-Key`.
 pub fn presented_api_key(req: &HttpRequest) -> Option<&str> {
-    let bearer = req
-        .headers()
+    bearer_token(req).or_else(|| req.headers().get("X-API-Key").and_then(|v| v.to_str().ok()).map(str::trim))
+}
+
+/// The bearer token of `Authorization: Bearer …`.
+pub fn bearer_token(req: &HttpRequest) -> Option<&str> {
+    req.headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-        .map(str::trim);
-    bearer.or_else(|| req.headers().get("X-API-Key").and_then(|v| v.to_str().ok()).map(str::trim))
+        .map(str::trim)
+}
+
+/// The `X-SVC-Workspace` header, if sent.
+pub fn workspace_header(req: &HttpRequest) -> Option<&str> {
+    req.headers().get(WORKSPACE_HEADER).map(|v| v.to_str().unwrap_or("invalid"))
+}
+
+/// The network a request comes from, as a quota subject: an IPv4 address or an IPv6 /64. The
+/// `X-Forwarded-For` header counts only when the peer is a configured proxy; then the nearest
+/// address that is not a proxy is the client.
+pub fn network_subject(req: &HttpRequest, policy: &NetworkPolicy) -> String {
+    let peer = req.peer_addr().map(|a| a.ip());
+    let mut client = peer;
+    if peer.is_some_and(|p| policy.trusted_proxies.contains(&p)) {
+        let forwarded = req.headers().get_all("X-Forwarded-For").filter_map(|v| v.to_str().ok()).collect::<Vec<_>>();
+        let hops: Vec<IpAddr> =
+            forwarded.iter().flat_map(|v| v.split(',')).filter_map(|h| h.trim().parse().ok()).collect();
+        if let Some(nearest) = hops.iter().rev().find(|ip| !policy.trusted_proxies.contains(ip)) {
+            client = Some(*nearest);
+        }
+    }
+    match client {
+        Some(IpAddr::V4(v4)) => format!("net:{v4}"),
+        Some(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
+            Some(v4) => format!("net:{v4}"),
+            None => {
+                let s = v6.segments();
+                format!("net:{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+        None => "net:unknown".to_owned(),
+    }
 }
 
 /// Parses a JSON body into `T`, naming the offending field when it does not fit. Messages never

@@ -1,7 +1,9 @@
 //! Crypto adapters: keys derived from the master key, keyed digests, PII encryption and Studio JWTs.
 
+mod launch;
 mod master_key;
 mod studio;
 
+pub use launch::JwtLaunchTokens;
 pub use master_key::{MasterKey, MasterKeyError, RingCrypto};
 pub use studio::{JwtStudioTokens, STUDIO_AUDIENCE};

@@ -48,7 +48,7 @@ impl MasterKey {
         STANDARD.encode(bytes)
     }
 
-    fn derive(&self, label: &str) -> [u8; 32] {
+    pub(crate) fn derive(&self, label: &str) -> [u8; 32] {
         struct Len32;
         impl hkdf::KeyType for Len32 {
             fn len(&self) -> usize {
@@ -92,7 +92,13 @@ pub struct RingCrypto {
     sealing: SealingKey,
 }
 
-const DIGEST_PURPOSES: [DigestPurpose; 2] = [DigestPurpose::ApiKey, DigestPurpose::IdempotencyFingerprint];
+const DIGEST_PURPOSES: [DigestPurpose; 5] = [
+    DigestPurpose::ApiKey,
+    DigestPurpose::IdempotencyFingerprint,
+    DigestPurpose::LinkNonce,
+    DigestPurpose::SessionToken,
+    DigestPurpose::ExternalUser,
+];
 
 impl RingCrypto {
     pub fn new(master: &MasterKey) -> Self {
@@ -175,6 +181,12 @@ impl Crypto for RingCrypto {
             .cipher
             .decrypt(nonce, Payload { msg: &sealed[header..], aad: &aad(key_id, context) })
             .map_err(|_| Error::internal("sealed data failed authentication"))
+    }
+
+    fn sha256(&self, data: &[u8]) -> [u8; 32] {
+        let mut out = [0u8; 32];
+        out.copy_from_slice(digest::digest(&digest::SHA256, data).as_ref());
+        out
     }
 }
 

@@ -1,8 +1,10 @@
-use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use pulse_domain::ids::BusinessId;
 use pulse_domain::studio::{StudioClaims, StudioTokens};
 use pulse_domain::{Error, Result};
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 pub const STUDIO_AUDIENCE: &str = "pulse-studio";
@@ -20,11 +22,13 @@ struct Claims {
 /// Studio session tokens: HS256 JWTs under `PULSE_STUDIO_JWT_SECRET`, audience `pulse-studio`.
 pub struct JwtStudioTokens {
     encoding: EncodingKey,
+    decoding: DecodingKey,
 }
 
 impl JwtStudioTokens {
     pub fn new(secret: &SecretString) -> Self {
-        Self { encoding: EncodingKey::from_secret(secret.expose_secret().as_bytes()) }
+        let bytes = secret.expose_secret().as_bytes();
+        Self { encoding: EncodingKey::from_secret(bytes), decoding: DecodingKey::from_secret(bytes) }
     }
 }
 
@@ -39,6 +43,21 @@ impl StudioTokens for JwtStudioTokens {
             exp: claims.expires_at.unix_timestamp(),
         };
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding).map_err(Error::internal)
+    }
+
+    fn verify(&self, token: &str) -> Option<StudioClaims> {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_audience(&[STUDIO_AUDIENCE]);
+        // Expiry is checked against the service's clock by the domain.
+        validation.validate_exp = false;
+        let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &validation).ok()?.claims;
+        Some(StudioClaims {
+            user_id: claims.sub,
+            business_id: BusinessId(claims.business),
+            permissions: claims.perms,
+            issued_at: OffsetDateTime::from_unix_timestamp(claims.iat).ok()?,
+            expires_at: OffsetDateTime::from_unix_timestamp(claims.exp).ok()?,
+        })
     }
 }
 

@@ -16,6 +16,11 @@ pub enum ErrorCode {
     PayloadTooLarge,
     Conflict,
     RefConflict,
+    LaunchSignatureRequired,
+    LaunchTokenInvalid,
+    NotLaunchReady,
+    CampaignNotCollecting,
+    LaunchKeySlotsFull,
     RateLimited,
     Internal,
     Unavailable,
@@ -23,7 +28,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in catalog order (for documentation and the OpenAPI document).
-    pub const ALL: [ErrorCode; 14] = [
+    pub const ALL: [ErrorCode; 19] = [
         ErrorCode::Unauthenticated,
         ErrorCode::InsufficientPermission,
         ErrorCode::NoOrg,
@@ -35,6 +40,11 @@ impl ErrorCode {
         ErrorCode::PayloadTooLarge,
         ErrorCode::Conflict,
         ErrorCode::RefConflict,
+        ErrorCode::LaunchSignatureRequired,
+        ErrorCode::LaunchTokenInvalid,
+        ErrorCode::NotLaunchReady,
+        ErrorCode::CampaignNotCollecting,
+        ErrorCode::LaunchKeySlotsFull,
         ErrorCode::RateLimited,
         ErrorCode::Internal,
         ErrorCode::Unavailable,
@@ -53,6 +63,11 @@ impl ErrorCode {
             ErrorCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
             ErrorCode::Conflict => "CONFLICT",
             ErrorCode::RefConflict => "REF_CONFLICT",
+            ErrorCode::LaunchSignatureRequired => "LAUNCH_SIGNATURE_REQUIRED",
+            ErrorCode::LaunchTokenInvalid => "LAUNCH_TOKEN_INVALID",
+            ErrorCode::NotLaunchReady => "NOT_LAUNCH_READY",
+            ErrorCode::CampaignNotCollecting => "CAMPAIGN_NOT_COLLECTING",
+            ErrorCode::LaunchKeySlotsFull => "LAUNCH_KEY_SLOTS_FULL",
             ErrorCode::RateLimited => "RATE_LIMITED",
             ErrorCode::Internal => "INTERNAL",
             ErrorCode::Unavailable => "UNAVAILABLE",
@@ -72,6 +87,11 @@ impl ErrorCode {
             ErrorCode::PayloadTooLarge => "Request body too large",
             ErrorCode::Conflict => "Conflict",
             ErrorCode::RefConflict => "Reference conflict",
+            ErrorCode::LaunchSignatureRequired => "Signed launch required",
+            ErrorCode::LaunchTokenInvalid => "Launch token invalid",
+            ErrorCode::NotLaunchReady => "Campaign not ready to launch",
+            ErrorCode::CampaignNotCollecting => "Campaign not collecting",
+            ErrorCode::LaunchKeySlotsFull => "Launch key slots full",
             ErrorCode::RateLimited => "Too many requests",
             ErrorCode::Internal => "Internal error",
             ErrorCode::Unavailable => "Service unavailable",
@@ -100,6 +120,15 @@ impl ErrorCode {
                 "Idempotency-Key reused with a different body, or the first request with it is still in flight."
             }
             ErrorCode::RefConflict => "A workspace with this externalRef exists with different details.",
+            ErrorCode::LaunchSignatureRequired => {
+                "The campaign requires a signed launch token and the start came without one; open the survey from the app."
+            }
+            ErrorCode::LaunchTokenInvalid => {
+                "The launch token or link is expired, already used, badly signed or for another campaign; mint a fresh link."
+            }
+            ErrorCode::NotLaunchReady => "The campaign cannot launch yet; the description names the blocker.",
+            ErrorCode::CampaignNotCollecting => "The campaign is not ACTIVE, so no links can be minted for it.",
+            ErrorCode::LaunchKeySlotsFull => "Both launch-key slots hold an active key; revoke one first.",
             ErrorCode::RateLimited => "An hourly quota or a rate limit is exhausted; see Retry-After.",
             ErrorCode::Internal => "An unexpected failure on our side; the request id identifies it in our logs.",
             ErrorCode::Unavailable => "A dependency (the database) is unreachable; retry later.",

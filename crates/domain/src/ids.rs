@@ -56,3 +56,27 @@ id_type!(
     /// An API key (the row, never the secret).
     ApiKeyId
 );
+id_type!(
+    /// A published survey.
+    SurveyId
+);
+id_type!(
+    /// A campaign (the public code is separate).
+    CampaignId
+);
+id_type!(
+    /// A respondent of a campaign's audience.
+    RespondentId
+);
+id_type!(
+    /// A respondent session (one person answering once).
+    SessionId
+);
+id_type!(
+    /// A launch key of a campaign; also the `kid` of the tokens it signs.
+    LaunchKeyId
+);
+id_type!(
+    /// A minted single-use launch link or invitation.
+    LaunchLinkId
+);

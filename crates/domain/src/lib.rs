@@ -4,16 +4,27 @@
 //! traits in [`ports`]; the `memory` module (feature `memory`) holds in-memory ones for tests.
 
 pub mod api_key;
+pub mod audience;
+pub mod campaign;
 pub mod clock;
 pub mod error;
 pub mod idempotency;
 pub mod ids;
+pub mod launch;
+pub mod launch_keys;
 #[cfg(any(test, feature = "memory"))]
 pub mod memory;
 pub mod ports;
+pub mod provisioning;
 pub mod quota;
+pub mod respondents;
 pub mod services;
+pub mod session;
 pub mod studio;
+pub mod survey;
 pub mod tenancy;
 
 pub use error::{Error, ErrorCode, RateLimitState, Refusal, Result};
+
+#[cfg(test)]
+mod service_tests;

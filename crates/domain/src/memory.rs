@@ -8,13 +8,20 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::audience::{NewRespondent, RowOutcome, UpsertedRespondent};
+use crate::campaign::{AudienceMode, Campaign, CampaignCounts, CampaignOverview, CampaignStatus};
 use crate::error::{Error, ErrorCode, Result};
-use crate::ids::{ApiKeyId, BusinessId, WorkspaceId};
+use crate::ids::{
+    ApiKeyId, BusinessId, CampaignId, LaunchKeyId, LaunchLinkId, RespondentId, SessionId, SurveyId, WorkspaceId,
+};
+use crate::launch::{LAUNCH_KEY_SLOTS, LaunchContext, LaunchKey, LaunchLink, token_invalid};
 use crate::ports::{
-    ClaimRequest, Crypto, DigestPurpose, HealthCheck, IdempotencyClaim, IdempotencyStore, QuotaCounter,
-    TenancyRepository,
+    CampaignRepository, ClaimRequest, Crypto, DigestPurpose, HealthCheck, IdempotencyClaim, IdempotencyStore,
+    LaunchRepository, QuotaCounter, SessionStore, TenancyRepository,
 };
 use crate::quota::QuotaFamily;
+use crate::session::{NewSession, Progress, SessionRecord, SessionStatus, Spend, StoredAnswer, already_completed};
+use crate::survey::Survey;
 use crate::tenancy::{ApiKeyRecord, Business, NewApiKey, NewWorkspace, Workspace, WorkspaceCreation, WorkspaceStatus};
 
 #[derive(Clone, Debug)]
@@ -33,6 +40,92 @@ struct State {
     workspaces: Vec<Workspace>,
     idempotency: HashMap<(String, String), IdempotencyRecord>,
     quota_windows: HashMap<(String, QuotaFamily, OffsetDateTime), u32>,
+    surveys: HashMap<SurveyId, Survey>,
+    campaigns: HashMap<CampaignId, Campaign>,
+    respondents: Vec<RespondentRow>,
+    launch_keys: Vec<LaunchKey>,
+    launch_links: HashMap<LaunchLinkId, LaunchLink>,
+    /// `(campaign, jti)` of partner tokens that started a session, with the token's expiry.
+    spent_tokens: HashMap<(CampaignId, String), OffsetDateTime>,
+    sessions: HashMap<SessionId, SessionRow>,
+}
+
+/// A respondent as stored: contact details sealed, and the id of its invitation link.
+#[derive(Clone, Debug)]
+struct RespondentRow {
+    id: RespondentId,
+    campaign_id: CampaignId,
+    external_ref: String,
+    name_sealed: Option<Vec<u8>>,
+    email_sealed: Option<Vec<u8>>,
+    phone_sealed: Option<Vec<u8>>,
+    invitation_sealed: Vec<u8>,
+    invitation_link: LaunchLinkId,
+}
+
+#[derive(Clone, Debug)]
+struct SessionRow {
+    session: NewSession,
+    status: SessionStatus,
+    completed_at: Option<OffsetDateTime>,
+    /// At most one answer per question id.
+    answers: Vec<StoredAnswer>,
+}
+
+impl SessionRow {
+    fn answered(&self) -> u32 {
+        u32::try_from(self.answers.len()).unwrap_or(u32::MAX)
+    }
+
+    fn progress(&self) -> Progress {
+        Progress { status: self.status, answered: self.answered(), total: self.session.total_questions }
+    }
+
+    fn record(&self) -> SessionRecord {
+        SessionRecord {
+            id: self.session.id,
+            campaign_id: self.session.campaign_id,
+            token_digest: self.session.token_digest.clone(),
+            language: self.session.language.clone(),
+            status: self.status,
+            answered: self.answered(),
+            total: self.session.total_questions,
+            started_at: self.session.started_at,
+            completed_at: self.completed_at,
+        }
+    }
+}
+
+impl State {
+    fn survey_of(&self, campaign: &Campaign) -> Result<Survey> {
+        self.surveys
+            .get(&campaign.survey_id)
+            .cloned()
+            .ok_or_else(|| Error::internal(format!("campaign {} has no survey", campaign.id)))
+    }
+
+    fn overview(&self, campaign: &Campaign) -> Result<CampaignOverview> {
+        let workspace_status = self
+            .workspaces
+            .iter()
+            .find(|w| w.id == campaign.workspace_id)
+            .map(|w| w.status)
+            .ok_or_else(|| Error::internal(format!("campaign {} has no workspace", campaign.id)))?;
+        let respondents = self.respondents.iter().filter(|r| r.campaign_id == campaign.id);
+        let sessions = self.sessions.values().filter(|s| s.session.campaign_id == campaign.id);
+        let counts = CampaignCounts {
+            invited: respondents.clone().count() as u64,
+            invited_with_email: respondents.clone().filter(|r| r.email_sealed.is_some()).count() as u64,
+            invited_with_phone: respondents.filter(|r| r.phone_sealed.is_some()).count() as u64,
+            started: sessions.clone().count() as u64,
+            completed: sessions.filter(|s| s.status == SessionStatus::Completed).count() as u64,
+        };
+        Ok(CampaignOverview { campaign: campaign.clone(), survey: self.survey_of(campaign)?, workspace_status, counts })
+    }
+
+    fn session_mut(&mut self, id: SessionId) -> Result<&mut SessionRow> {
+        self.sessions.get_mut(&id).ok_or_else(|| Error::not_found("session"))
+    }
 }
 
 /// One store for every repository port. Clones share the same data.
@@ -205,6 +298,325 @@ impl QuotaCounter for MemoryStore {
     }
 }
 
+impl CampaignRepository for MemoryStore {
+    async fn create_campaign(&self, survey: Option<&Survey>, campaign: &Campaign) -> Result<()> {
+        let mut state = self.state();
+        if state.campaigns.values().any(|c| c.code == campaign.code) {
+            return Err(Error::refused(ErrorCode::Conflict, "campaign code taken"));
+        }
+        // What foreign keys and primary keys enforce in a database: checked before anything is
+        // written, so a refused call changes nothing.
+        if state.campaigns.contains_key(&campaign.id) {
+            return Err(Error::internal(format!("campaign {} exists already", campaign.id)));
+        }
+        if !state.workspaces.iter().any(|w| w.id == campaign.workspace_id) {
+            return Err(Error::internal(format!("workspace {} does not exist", campaign.workspace_id)));
+        }
+        match survey {
+            Some(survey) => {
+                if survey.id != campaign.survey_id || survey.workspace_id != campaign.workspace_id {
+                    return Err(Error::internal("the new survey does not belong to the campaign"));
+                }
+                if state.surveys.contains_key(&survey.id) {
+                    return Err(Error::internal(format!("survey {} exists already", survey.id)));
+                }
+            }
+            None if !state.surveys.contains_key(&campaign.survey_id) => {
+                return Err(Error::internal(format!("survey {} does not exist", campaign.survey_id)));
+            }
+            None => {}
+        }
+        if let Some(survey) = survey {
+            state.surveys.insert(survey.id, survey.clone());
+        }
+        state.campaigns.insert(campaign.id, campaign.clone());
+        Ok(())
+    }
+
+    async fn find_survey(&self, workspace: WorkspaceId, id: SurveyId) -> Result<Option<Survey>> {
+        Ok(self.state().surveys.get(&id).filter(|s| s.workspace_id == workspace).cloned())
+    }
+
+    async fn campaign_overview(&self, workspace: WorkspaceId, id: CampaignId) -> Result<Option<CampaignOverview>> {
+        let state = self.state();
+        state.campaigns.get(&id).filter(|c| c.workspace_id == workspace).map(|c| state.overview(c)).transpose()
+    }
+
+    async fn find_campaign_by_code(&self, code: &str) -> Result<Option<(Campaign, Survey)>> {
+        let state = self.state();
+        state.campaigns.values().find(|c| c.code == code).map(|c| Ok((c.clone(), state.survey_of(c)?))).transpose()
+    }
+
+    async fn find_campaign_in_business(&self, business: BusinessId, id: CampaignId) -> Result<Option<Campaign>> {
+        let state = self.state();
+        Ok(state
+            .campaigns
+            .get(&id)
+            .filter(|c| state.workspaces.iter().any(|w| w.id == c.workspace_id && w.business_id == business))
+            .cloned())
+    }
+
+    async fn activate_campaign(&self, id: CampaignId, at: OffsetDateTime) -> Result<Campaign> {
+        let mut state = self.state();
+        let campaign = state.campaigns.get_mut(&id).ok_or_else(|| Error::not_found("campaign"))?;
+        if campaign.status == CampaignStatus::Draft {
+            campaign.status = CampaignStatus::Active;
+            campaign.launched_at = Some(at);
+        }
+        Ok(campaign.clone())
+    }
+
+    async fn upsert_respondents(
+        &self,
+        campaign: CampaignId,
+        rows: &[NewRespondent],
+    ) -> Result<Vec<UpsertedRespondent>> {
+        let mut state = self.state();
+        if !state.campaigns.contains_key(&campaign) {
+            return Err(Error::internal(format!("campaign {campaign} does not exist")));
+        }
+        let mut upserted = Vec::with_capacity(rows.len());
+        for row in rows {
+            let existing =
+                state.respondents.iter().position(|r| r.campaign_id == campaign && r.external_ref == row.external_ref);
+            if let Some(index) = existing {
+                let stored = &mut state.respondents[index];
+                stored.name_sealed.clone_from(&row.name_sealed);
+                stored.email_sealed.clone_from(&row.email_sealed);
+                stored.phone_sealed.clone_from(&row.phone_sealed);
+                let stored = stored.clone();
+                let responded =
+                    state.sessions.values().any(|s| s.session.launch_link_id == Some(stored.invitation_link));
+                upserted.push(UpsertedRespondent {
+                    id: stored.id,
+                    outcome: RowOutcome::Updated,
+                    invitation_sealed: stored.invitation_sealed,
+                    responded,
+                });
+            } else {
+                let link = LaunchLink {
+                    id: LaunchLinkId::new_random(),
+                    campaign_id: campaign,
+                    nonce_digest: Some(row.invitation_digest.clone()),
+                    respondent_id: Some(row.id),
+                    language: None,
+                    external_user_digest: None,
+                    context: LaunchContext::default(),
+                    expires_at: None,
+                    spent_at: None,
+                    created_at: row.at,
+                };
+                state.respondents.push(RespondentRow {
+                    id: row.id,
+                    campaign_id: campaign,
+                    external_ref: row.external_ref.clone(),
+                    name_sealed: row.name_sealed.clone(),
+                    email_sealed: row.email_sealed.clone(),
+                    phone_sealed: row.phone_sealed.clone(),
+                    invitation_sealed: row.invitation_sealed.clone(),
+                    invitation_link: link.id,
+                });
+                state.launch_links.insert(link.id, link);
+                upserted.push(UpsertedRespondent {
+                    id: row.id,
+                    outcome: RowOutcome::Created,
+                    invitation_sealed: row.invitation_sealed.clone(),
+                    responded: false,
+                });
+            }
+        }
+        if let Some(c) = state.campaigns.get_mut(&campaign)
+            && c.status == CampaignStatus::Draft
+            && !rows.is_empty()
+        {
+            c.audience = AudienceMode::Closed;
+        }
+        Ok(upserted)
+    }
+}
+
+impl LaunchRepository for MemoryStore {
+    async fn active_launch_keys(&self, campaign: CampaignId) -> Result<Vec<LaunchKey>> {
+        let mut keys: Vec<LaunchKey> = self
+            .state()
+            .launch_keys
+            .iter()
+            .filter(|k| k.campaign_id == campaign && k.revoked_at.is_none())
+            .cloned()
+            .collect();
+        keys.sort_by_key(|k| k.slot);
+        Ok(keys)
+    }
+
+    async fn find_launch_key(&self, campaign: CampaignId, id: LaunchKeyId) -> Result<Option<LaunchKey>> {
+        Ok(self
+            .state()
+            .launch_keys
+            .iter()
+            .find(|k| k.id == id && k.campaign_id == campaign && k.revoked_at.is_none())
+            .cloned())
+    }
+
+    async fn insert_launch_key(&self, key: &LaunchKey) -> Result<LaunchKey> {
+        let mut state = self.state();
+        if !state.campaigns.contains_key(&key.campaign_id) {
+            return Err(Error::internal(format!("campaign {} does not exist", key.campaign_id)));
+        }
+        if state.launch_keys.iter().any(|k| k.id == key.id) {
+            return Err(Error::internal(format!("launch key {} exists already", key.id)));
+        }
+        let taken = |slot: u8| {
+            state
+                .launch_keys
+                .iter()
+                .any(|k| k.campaign_id == key.campaign_id && k.revoked_at.is_none() && k.slot == slot)
+        };
+        let Some(slot) = (1..=LAUNCH_KEY_SLOTS).find(|s| !taken(*s)) else {
+            return Err(Error::refused(
+                ErrorCode::LaunchKeySlotsFull,
+                "every launch-key slot holds an active key; revoke one first",
+            ));
+        };
+        let stored = LaunchKey { slot, ..key.clone() };
+        state.launch_keys.push(stored.clone());
+        Ok(stored)
+    }
+
+    async fn revoke_launch_key(&self, campaign: CampaignId, id: LaunchKeyId, at: OffsetDateTime) -> Result<bool> {
+        Ok(self
+            .state()
+            .launch_keys
+            .iter_mut()
+            .find(|k| k.id == id && k.campaign_id == campaign && k.revoked_at.is_none())
+            .map(|k| k.revoked_at = Some(at))
+            .is_some())
+    }
+
+    async fn set_require_signed(&self, campaign: CampaignId, required: bool) -> Result<()> {
+        if let Some(c) = self.state().campaigns.get_mut(&campaign) {
+            c.require_signed = required;
+        }
+        Ok(())
+    }
+
+    async fn insert_launch_link(&self, link: &LaunchLink) -> Result<()> {
+        let mut state = self.state();
+        if !state.campaigns.contains_key(&link.campaign_id) {
+            return Err(Error::internal(format!("campaign {} does not exist", link.campaign_id)));
+        }
+        if state.launch_links.contains_key(&link.id) {
+            return Err(Error::internal(format!("launch link {} exists already", link.id)));
+        }
+        state.launch_links.insert(link.id, link.clone());
+        Ok(())
+    }
+
+    async fn find_launch_link(&self, campaign: CampaignId, id: LaunchLinkId) -> Result<Option<LaunchLink>> {
+        Ok(self.state().launch_links.get(&id).filter(|l| l.campaign_id == campaign).cloned())
+    }
+
+    async fn find_link_by_nonce(&self, campaign: CampaignId, nonce_digest: &[u8]) -> Result<Option<LaunchLink>> {
+        Ok(self
+            .state()
+            .launch_links
+            .values()
+            .find(|l| l.campaign_id == campaign && l.nonce_digest.as_deref() == Some(nonce_digest))
+            .cloned())
+    }
+
+    async fn token_spent(&self, campaign: CampaignId, jti: &str) -> Result<bool> {
+        Ok(self.state().spent_tokens.contains_key(&(campaign, jti.to_owned())))
+    }
+
+    async fn purge_spent_tokens(&self, before: OffsetDateTime) -> Result<u64> {
+        let mut state = self.state();
+        let len = state.spent_tokens.len();
+        state.spent_tokens.retain(|_, expires_at| *expires_at >= before);
+        Ok((len - state.spent_tokens.len()) as u64)
+    }
+}
+
+impl SessionStore for MemoryStore {
+    async fn start_session(&self, session: &NewSession, spend: &Spend) -> Result<()> {
+        // One lock for the checks and the writes: two concurrent starts cannot both spend.
+        let mut state = self.state();
+        let campaign = session.campaign_id;
+        if !state.campaigns.contains_key(&campaign) {
+            return Err(Error::internal(format!("campaign {campaign} does not exist")));
+        }
+        if state.sessions.contains_key(&session.id) {
+            return Err(Error::internal(format!("session {} exists already", session.id)));
+        }
+        match spend {
+            Spend::Nothing => {}
+            Spend::Link(id) => {
+                let link = state
+                    .launch_links
+                    .get_mut(id)
+                    .filter(|l| l.campaign_id == campaign && l.spent_at.is_none())
+                    .ok_or_else(token_invalid)?;
+                link.spent_at = Some(session.started_at);
+            }
+            Spend::Token { key_id, jti, expires_at } => {
+                let slot = (campaign, jti.clone());
+                if state.spent_tokens.contains_key(&slot) {
+                    return Err(token_invalid());
+                }
+                state.spent_tokens.insert(slot, *expires_at);
+                if let Some(key) = state.launch_keys.iter_mut().find(|k| k.id == *key_id && k.campaign_id == campaign) {
+                    key.last_used_at = Some(session.started_at);
+                }
+            }
+        }
+        let row = SessionRow {
+            session: session.clone(),
+            status: SessionStatus::Started,
+            completed_at: None,
+            answers: vec![],
+        };
+        state.sessions.insert(session.id, row);
+        Ok(())
+    }
+
+    async fn find_session(&self, campaign: CampaignId, id: SessionId) -> Result<Option<SessionRecord>> {
+        Ok(self.state().sessions.get(&id).filter(|s| s.session.campaign_id == campaign).map(SessionRow::record))
+    }
+
+    async fn record_answers(&self, session: SessionId, answers: &[StoredAnswer]) -> Result<Progress> {
+        let mut state = self.state();
+        let row = state.session_mut(session)?;
+        if row.status == SessionStatus::Completed {
+            return Err(already_completed());
+        }
+        for answer in answers {
+            match row.answers.iter_mut().find(|a| a.question_id == answer.question_id) {
+                Some(earlier) => *earlier = answer.clone(),
+                None => row.answers.push(answer.clone()),
+            }
+        }
+        Ok(row.progress())
+    }
+
+    async fn answered_questions(&self, session: SessionId) -> Result<Vec<String>> {
+        Ok(self
+            .state()
+            .sessions
+            .get(&session)
+            .map(|s| s.answers.iter().map(|a| a.question_id.clone()).collect())
+            .unwrap_or_default())
+    }
+
+    async fn complete_session(&self, session: SessionId, at: OffsetDateTime) -> Result<Progress> {
+        let mut state = self.state();
+        let row = state.session_mut(session)?;
+        if row.status == SessionStatus::Started {
+            row.status = SessionStatus::Completed;
+            row.completed_at = Some(at);
+        }
+        Ok(row.progress())
+    }
+}
+
 impl HealthCheck for MemoryStore {
     async fn ping(&self) -> Result<()> {
         Ok(())
@@ -212,7 +624,9 @@ impl HealthCheck for MemoryStore {
 }
 
 /// A deterministic stand-in for the crypto adapter. NOT secure: its "encryption" only checks the
-/// context and its digests are plain FNV hashes. Use it in tests, never in a running service.
+/// context, its digests are plain FNV hashes, and its [`Crypto::sha256`] is not SHA-256 at all
+/// (it is an FNV-based 32-byte value, so fingerprints made with it match no real tool's). Use it
+/// in tests, never in a running service.
 #[derive(Clone, Debug, Default)]
 pub struct TestCrypto {
     counter: Arc<Mutex<u64>>,
@@ -261,5 +675,15 @@ impl Crypto for TestCrypto {
             Some((tag, body)) if tag == fnv(0, &[context]).to_be_bytes() => Ok(body.iter().map(|b| b ^ 0x5a).collect()),
             _ => Err(Error::internal("sealed data does not belong to this context")),
         }
+    }
+
+    /// NOT SHA-256: a deterministic 32-byte FNV mix of `data` (the domain crate takes no crypto
+    /// dependency). Equal inputs give equal outputs, different inputs almost surely different ones.
+    fn sha256(&self, data: &[u8]) -> [u8; 32] {
+        let mut out = [0_u8; 32];
+        for (seed, chunk) in (0_u64..).zip(out.chunks_exact_mut(8)) {
+            chunk.copy_from_slice(&fnv(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15), &[b"not-sha256", data]).to_be_bytes());
+        }
+        out
     }
 }

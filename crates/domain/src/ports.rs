@@ -6,9 +6,14 @@ use std::future::Future;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::audience::{NewRespondent, UpsertedRespondent};
+use crate::campaign::{Campaign, CampaignOverview};
 use crate::error::Result;
-use crate::ids::{ApiKeyId, BusinessId, WorkspaceId};
+use crate::ids::{ApiKeyId, BusinessId, CampaignId, LaunchKeyId, LaunchLinkId, SessionId, SurveyId, WorkspaceId};
+use crate::launch::{LaunchKey, LaunchLink};
 use crate::quota::QuotaFamily;
+use crate::session::{NewSession, Progress, SessionRecord, Spend, StoredAnswer};
+use crate::survey::Survey;
 use crate::tenancy::{ApiKeyRecord, Business, NewApiKey, NewWorkspace, Workspace, WorkspaceCreation};
 
 /// What a keyed digest is for: each purpose is keyed separately, so a digest made for one can
@@ -17,6 +22,12 @@ use crate::tenancy::{ApiKeyRecord, Business, NewApiKey, NewWorkspace, Workspace,
 pub enum DigestPurpose {
     ApiKey,
     IdempotencyFingerprint,
+    /// `/s/<code>/<nonce>` link nonces, looked up by digest.
+    LinkNonce,
+    /// Respondent session tokens.
+    SessionToken,
+    /// Partners' user references (`externalUserRef`, a token's `uid`): kept only as this digest.
+    ExternalUser,
 }
 
 impl DigestPurpose {
@@ -24,6 +35,9 @@ impl DigestPurpose {
         match self {
             DigestPurpose::ApiKey => "pulse/api-key-digest/v1",
             DigestPurpose::IdempotencyFingerprint => "pulse/idempotency-fingerprint/v1",
+            DigestPurpose::LinkNonce => "pulse/link-nonce/v1",
+            DigestPurpose::SessionToken => "pulse/session-token/v1",
+            DigestPurpose::ExternalUser => "pulse/external-user/v1",
         }
     }
 }
@@ -48,6 +62,9 @@ pub trait Crypto: Send + Sync + 'static {
     /// `Internal` when the data was altered, belongs to another context or was sealed under a key
     /// this process does not hold.
     fn open(&self, context: &[u8], sealed: &[u8]) -> Result<Vec<u8>>;
+
+    /// The plain SHA-256 of `data` (for published fingerprints, never for secrets at rest).
+    fn sha256(&self, data: &[u8]) -> [u8; 32];
 }
 
 /// Businesses, service accounts, API keys and workspaces.
@@ -220,4 +237,189 @@ impl<C: Crypto> Crypto for std::sync::Arc<C> {
     fn open(&self, context: &[u8], sealed: &[u8]) -> Result<Vec<u8>> {
         (**self).open(context, sealed)
     }
+
+    fn sha256(&self, data: &[u8]) -> [u8; 32] {
+        (**self).sha256(data)
+    }
+}
+
+/// Surveys, campaigns and their audiences.
+pub trait CampaignRepository: Send + Sync + 'static {
+    /// Publishes `survey` (when it is new) and creates the campaign, in one transaction.
+    ///
+    /// # Errors
+    /// `Conflict` when the campaign's public code is taken (the caller draws another);
+    /// `Internal`/`Unavailable` otherwise.
+    fn create_campaign(&self, survey: Option<&Survey>, campaign: &Campaign) -> impl Future<Output = Result<()>> + Send;
+
+    /// A survey of the workspace; `None` for an unknown one or another workspace's.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn find_survey(&self, workspace: WorkspaceId, id: SurveyId) -> impl Future<Output = Result<Option<Survey>>> + Send;
+
+    /// A campaign of the workspace with its survey, workspace status and counts.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn campaign_overview(
+        &self,
+        workspace: WorkspaceId,
+        id: CampaignId,
+    ) -> impl Future<Output = Result<Option<CampaignOverview>>> + Send;
+
+    /// The campaign with this public code, with its survey.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn find_campaign_by_code(&self, code: &str) -> impl Future<Output = Result<Option<(Campaign, Survey)>>> + Send;
+
+    /// A campaign in any workspace of the business (Studio routes).
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn find_campaign_in_business(
+        &self,
+        business: BusinessId,
+        id: CampaignId,
+    ) -> impl Future<Output = Result<Option<Campaign>>> + Send;
+
+    /// Sets a draft campaign `ACTIVE` at `at` (an active one stays as it is) and returns it.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown campaign; `Internal`/`Unavailable` otherwise.
+    fn activate_campaign(&self, id: CampaignId, at: OffsetDateTime) -> impl Future<Output = Result<Campaign>> + Send;
+
+    /// Creates or updates the respondents by external reference in one transaction; a new
+    /// respondent gets its invitation link, an existing one keeps its own. Attaching respondents
+    /// to a draft campaign makes it closed-list.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn upsert_respondents(
+        &self,
+        campaign: CampaignId,
+        rows: &[NewRespondent],
+    ) -> impl Future<Output = Result<Vec<UpsertedRespondent>>> + Send;
+}
+
+/// Launch keys, minted links and spent tokens.
+pub trait LaunchRepository: Send + Sync + 'static {
+    /// Keys of the campaign not revoked, by slot.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn active_launch_keys(&self, campaign: CampaignId) -> impl Future<Output = Result<Vec<LaunchKey>>> + Send;
+
+    /// An active key of the campaign.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn find_launch_key(
+        &self,
+        campaign: CampaignId,
+        id: LaunchKeyId,
+    ) -> impl Future<Output = Result<Option<LaunchKey>>> + Send;
+
+    /// Stores the key in the lowest free slot (its `slot` field is ignored) and returns it as stored.
+    ///
+    /// # Errors
+    /// `LaunchKeySlotsFull` when every slot holds an active key; `Internal`/`Unavailable` otherwise.
+    fn insert_launch_key(&self, key: &LaunchKey) -> impl Future<Output = Result<LaunchKey>> + Send;
+
+    /// Revokes an active key of the campaign at `at`; `false` when there is none with this id.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn revoke_launch_key(
+        &self,
+        campaign: CampaignId,
+        id: LaunchKeyId,
+        at: OffsetDateTime,
+    ) -> impl Future<Output = Result<bool>> + Send;
+
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn set_require_signed(&self, campaign: CampaignId, required: bool) -> impl Future<Output = Result<()>> + Send;
+
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn insert_launch_link(&self, link: &LaunchLink) -> impl Future<Output = Result<()>> + Send;
+
+    /// A minted link of the campaign, spent or not.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn find_launch_link(
+        &self,
+        campaign: CampaignId,
+        id: LaunchLinkId,
+    ) -> impl Future<Output = Result<Option<LaunchLink>>> + Send;
+
+    /// The `/s/` link of the campaign whose nonce has this keyed digest.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn find_link_by_nonce(
+        &self,
+        campaign: CampaignId,
+        nonce_digest: &[u8],
+    ) -> impl Future<Output = Result<Option<LaunchLink>>> + Send;
+
+    /// Whether a partner-signed token with this `jti` already started a session of the campaign.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn token_spent(&self, campaign: CampaignId, jti: &str) -> impl Future<Output = Result<bool>> + Send;
+
+    /// Forgets spent `jti`s whose tokens expired before `before` (they can no longer verify).
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn purge_spent_tokens(&self, before: OffsetDateTime) -> impl Future<Output = Result<u64>> + Send;
+}
+
+/// Respondent sessions and their answers.
+pub trait SessionStore: Send + Sync + 'static {
+    /// Spends what the start used (a link, or a token's `jti`) and creates the session, in one
+    /// transaction; a launch key used is marked used at `started_at`.
+    ///
+    /// # Errors
+    /// `LaunchTokenInvalid` when the link or `jti` was spent already (also by a concurrent start);
+    /// `Internal`/`Unavailable` otherwise.
+    fn start_session(&self, session: &NewSession, spend: &Spend) -> impl Future<Output = Result<()>> + Send;
+
+    /// A session of the campaign.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn find_session(
+        &self,
+        campaign: CampaignId,
+        id: SessionId,
+    ) -> impl Future<Output = Result<Option<SessionRecord>>> + Send;
+
+    /// Stores the answers (replacing earlier answers to the same questions) unless the session is
+    /// completed, and returns the progress.
+    ///
+    /// # Errors
+    /// `Conflict` when the session is completed; `Internal`/`Unavailable` otherwise.
+    fn record_answers(
+        &self,
+        session: SessionId,
+        answers: &[StoredAnswer],
+    ) -> impl Future<Output = Result<Progress>> + Send;
+
+    /// The ids of the questions the session answered.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn answered_questions(&self, session: SessionId) -> impl Future<Output = Result<Vec<String>>> + Send;
+
+    /// Marks the session completed at `at`; a completed one stays as it was. Returns the progress.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn complete_session(&self, session: SessionId, at: OffsetDateTime)
+    -> impl Future<Output = Result<Progress>> + Send;
 }

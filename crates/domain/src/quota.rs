@@ -18,10 +18,38 @@ pub enum QuotaFamily {
     WorkspaceRead,
     /// `POST /orgs`.
     WorkspaceCreate,
+    /// `GET /campaigns/{id}`.
+    CampaignRead,
+    /// `POST /campaigns` and `POST /campaigns/{id}/launch`.
+    Provision,
+    /// `POST /campaigns/{id}/respondents`.
+    Audience,
+    /// `POST /launch`.
+    Launch,
+    /// Studio launch-key routes, per Studio user.
+    Studio,
+    /// `GET /public/pulse/{code}/access`, per network.
+    AccessCheck,
+    /// `POST /public/pulse/{code}/start`, per network.
+    StartAttempt,
+    /// Answers and completion of a respondent session, per session.
+    SessionWrite,
 }
 
 impl QuotaFamily {
-    pub const ALL: [QuotaFamily; 3] = [QuotaFamily::Identity, QuotaFamily::WorkspaceRead, QuotaFamily::WorkspaceCreate];
+    pub const ALL: [QuotaFamily; 11] = [
+        QuotaFamily::Identity,
+        QuotaFamily::WorkspaceRead,
+        QuotaFamily::WorkspaceCreate,
+        QuotaFamily::CampaignRead,
+        QuotaFamily::Provision,
+        QuotaFamily::Audience,
+        QuotaFamily::Launch,
+        QuotaFamily::Studio,
+        QuotaFamily::AccessCheck,
+        QuotaFamily::StartAttempt,
+        QuotaFamily::SessionWrite,
+    ];
 
     /// The name used in storage, configuration and documentation.
     pub const fn as_str(self) -> &'static str {
@@ -29,13 +57,29 @@ impl QuotaFamily {
             QuotaFamily::Identity => "identity",
             QuotaFamily::WorkspaceRead => "workspace_read",
             QuotaFamily::WorkspaceCreate => "workspace_create",
+            QuotaFamily::CampaignRead => "campaign_read",
+            QuotaFamily::Provision => "provision",
+            QuotaFamily::Audience => "audience",
+            QuotaFamily::Launch => "launch",
+            QuotaFamily::Studio => "studio",
+            QuotaFamily::AccessCheck => "access_check",
+            QuotaFamily::StartAttempt => "start_attempt",
+            QuotaFamily::SessionWrite => "session_write",
         }
     }
 
     pub const fn default_hourly_limit(self) -> u32 {
         match self {
-            QuotaFamily::Identity | QuotaFamily::WorkspaceRead => 3600,
+            QuotaFamily::Identity | QuotaFamily::WorkspaceRead | QuotaFamily::CampaignRead | QuotaFamily::Studio => {
+                3600
+            }
             QuotaFamily::WorkspaceCreate => 100,
+            QuotaFamily::Provision | QuotaFamily::Audience => 500,
+            QuotaFamily::Launch => 20_000,
+            QuotaFamily::AccessCheck => 2000,
+            QuotaFamily::StartAttempt => 1000,
+            // A survey of 50 questions answered one at a time, with retries.
+            QuotaFamily::SessionWrite => 300,
         }
     }
 
@@ -119,7 +163,7 @@ impl<Q: QuotaCounter, K: Clock> Quotas<Q, K> {
         if count > limit {
             return Err(Error::Refused(Refusal {
                 code: ErrorCode::RateLimited,
-                description: format!("the hourly `{}` quota of {limit} calls for this key is used up", family.as_str()),
+                description: format!("the hourly `{}` quota of {limit} calls is used up", family.as_str()),
                 rate_limit: Some(state),
             }));
         }

@@ -6,7 +6,7 @@ use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::clock::Clock;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::ids::BusinessId;
 
 pub const PERMISSION_VIEW: &str = "campaign:view";
@@ -24,11 +24,48 @@ pub struct StudioClaims {
     pub expires_at: OffsetDateTime,
 }
 
-/// Signs Studio tokens.
+impl StudioClaims {
+    /// # Errors
+    /// `InsufficientPermission` naming the permission when the session lacks it.
+    pub fn require_permission(&self, permission: &str) -> Result<()> {
+        if self.permissions.iter().any(|p| p == permission) {
+            Ok(())
+        } else {
+            Err(Error::refused(
+                ErrorCode::InsufficientPermission,
+                format!("this Studio session lacks the permission `{permission}`"),
+            ))
+        }
+    }
+}
+
+/// Signs and verifies Studio tokens.
 pub trait StudioTokens: Send + Sync + 'static {
     /// # Errors
     /// `Internal` when signing fails.
     fn issue(&self, claims: &StudioClaims) -> impl Future<Output = Result<String>> + Send;
+
+    /// The claims of a token this service signed for the Studio audience; `None` for any other
+    /// token. Expiry is the caller's to check, against its clock.
+    fn verify(&self, token: &str) -> Option<StudioClaims>;
+}
+
+/// The signed-in Studio user behind a bearer token.
+///
+/// # Errors
+/// `Unauthenticated` for a missing, invalid or expired token.
+pub fn authenticate_studio<T: StudioTokens, K: Clock>(
+    tokens: &T,
+    clock: &K,
+    presented: Option<&str>,
+) -> Result<StudioClaims> {
+    let unauthenticated = |why: &str| Error::refused(ErrorCode::Unauthenticated, why);
+    let token = presented.ok_or_else(|| unauthenticated("no Studio session token was sent"))?;
+    let claims = tokens.verify(token).ok_or_else(|| unauthenticated("the Studio session token is not valid"))?;
+    if claims.expires_at <= clock.now() {
+        return Err(unauthenticated("the Studio session has expired; sign in again"));
+    }
+    Ok(claims)
 }
 
 /// Builds and signs a Studio token for an operator.

@@ -32,14 +32,14 @@ impl PgStore {
         Self { pool }
     }
 
-    async fn conn(&self) -> Result<Object<AsyncPgConnection>> {
+    pub(crate) async fn conn(&self) -> Result<Object<AsyncPgConnection>> {
         self.pool.get().await.map_err(from_pool)
     }
 }
 
 /// An error raised inside a transaction: either the database's, or a domain refusal that rolls
 /// the transaction back.
-enum TxError {
+pub(crate) enum TxError {
     Db(DieselError),
     Domain(Error),
 }

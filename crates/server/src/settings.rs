@@ -1,6 +1,6 @@
 //! Configuration from the environment (the names are fixed: operators rely on them).
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
@@ -30,6 +30,8 @@ pub struct Settings {
     pub log_filter: String,
     pub log_format: LogFormat,
     pub pool: PoolSettings,
+    /// Proxies whose `X-Forwarded-For` names the client (for per-network limits).
+    pub trusted_proxies: Vec<IpAddr>,
 }
 
 impl Settings {
@@ -71,7 +73,18 @@ impl Settings {
         if let Some(size) = var("PULSE_DB_POOL_SIZE") {
             pool.max_size = size.parse().context("PULSE_DB_POOL_SIZE must be a whole number")?;
         }
+        let trusted_proxies = var("PULSE_TRUSTED_PROXIES")
+            .map(|list| {
+                list.split(',')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(|p| p.parse().with_context(|| format!("PULSE_TRUSTED_PROXIES: `{p}` is not an IP address")))
+                    .collect::<anyhow::Result<Vec<IpAddr>>>()
+            })
+            .transpose()?
+            .unwrap_or_default();
         Ok(Self {
+            trusted_proxies,
             database_url: var("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned()),
             bind,
             base_url,

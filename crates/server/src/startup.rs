@@ -8,15 +8,19 @@ use std::time::Duration;
 use actix_web::dev::Server;
 use actix_web::{HttpServer, web};
 use anyhow::Context as _;
-use pulse_api::{AppState, Platform};
+use pulse_api::{AppState, NetworkPolicy, Platform};
 use pulse_clock::SystemClock;
-use pulse_crypto::{MasterKey, RingCrypto};
+use pulse_crypto::{JwtLaunchTokens, JwtStudioTokens, MasterKey, RingCrypto};
 use pulse_domain::clock::{Clock, SettableClock};
 use pulse_domain::idempotency::Idempotency;
+use pulse_domain::launch_keys::LaunchKeys;
+use pulse_domain::provisioning::Campaigns;
 use pulse_domain::quota::Quotas;
+use pulse_domain::respondents::Respondents;
 use pulse_domain::services::Tenancy;
+use pulse_generator::TemplateGenerator;
 use pulse_postgres::PgStore;
-use secrecy::ExposeSecret as _;
+use secrecy::{ExposeSecret as _, SecretString};
 use time::OffsetDateTime;
 use tokio_util::sync::CancellationToken;
 
@@ -46,6 +50,9 @@ impl Platform for ServerPlatform {
     type Store = PgStore;
     type Crypto = Arc<RingCrypto>;
     type Clock = AppClock;
+    type Generator = TemplateGenerator;
+    type LaunchTokens = Arc<JwtLaunchTokens>;
+    type StudioTokens = JwtStudioTokens;
 }
 
 pub type ServerState = AppState<ServerPlatform>;
@@ -55,11 +62,23 @@ pub type ServerState = AppState<ServerPlatform>;
 /// # Errors
 /// When the master key is missing or malformed.
 pub fn crypto_from(settings: &Settings) -> anyhow::Result<Arc<RingCrypto>> {
+    Ok(Arc::new(RingCrypto::new(&master_key_from(settings)?)))
+}
+
+fn master_key_from(settings: &Settings) -> anyhow::Result<MasterKey> {
     let text = settings.master_key.as_ref().context(
         "PULSE_MASTER_KEY is not set: set it to 32 random bytes in base64 (or run `pulse serve --dev` locally)",
     )?;
-    let master = MasterKey::from_base64(text.expose_secret()).context("PULSE_MASTER_KEY")?;
-    Ok(Arc::new(RingCrypto::new(&master)))
+    MasterKey::from_base64(text.expose_secret()).context("PULSE_MASTER_KEY")
+}
+
+/// Studio token verification; without `PULSE_STUDIO_JWT_SECRET` every Studio token is refused.
+fn studio_tokens_from(settings: &Settings) -> JwtStudioTokens {
+    if let Some(secret) = &settings.studio_jwt_secret {
+        return JwtStudioTokens::new(secret);
+    }
+    tracing::warn!("PULSE_STUDIO_JWT_SECRET is not set: the Studio routes refuse every token");
+    JwtStudioTokens::new(&SecretString::from(MasterKey::generate_base64()))
 }
 
 /// # Errors
@@ -80,12 +99,27 @@ impl Application {
     /// # Errors
     /// When the master key is missing, the pool cannot be built or the address cannot be bound.
     pub fn build(settings: &Settings, clock: AppClock) -> anyhow::Result<Self> {
-        let crypto = crypto_from(settings)?;
+        let master = master_key_from(settings)?;
+        let crypto = Arc::new(RingCrypto::new(&master));
+        let launch_tokens = Arc::new(JwtLaunchTokens::new(&master));
         let store = store_from(settings)?;
         let state = web::Data::new(AppState::<ServerPlatform> {
             tenancy: Tenancy::new(store.clone(), crypto.clone(), clock.clone(), settings.quotas.workspace_limit()),
-            idempotency: Idempotency::new(store.clone(), crypto, clock.clone()),
-            quotas: Quotas::new(store.clone(), clock, settings.quotas.clone()),
+            idempotency: Idempotency::new(store.clone(), crypto.clone(), clock.clone()),
+            quotas: Quotas::new(store.clone(), clock.clone(), settings.quotas.clone()),
+            campaigns: Campaigns::new(
+                store.clone(),
+                TemplateGenerator,
+                crypto.clone(),
+                clock.clone(),
+                launch_tokens.clone(),
+                &settings.survey_url,
+            ),
+            respondents: Respondents::new(store.clone(), crypto.clone(), clock.clone(), launch_tokens),
+            launch_keys: LaunchKeys::new(store.clone(), crypto, clock.clone()),
+            studio_tokens: studio_tokens_from(settings),
+            clock,
+            network: NetworkPolicy { trusted_proxies: settings.trusted_proxies.clone() },
             health: store,
         });
         let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;

@@ -7,7 +7,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::startup::ServerState;
 
-/// Deletes idempotency records past their 24 hours and quota windows that have closed. Every
+/// Deletes idempotency records past their 24 hours, quota windows that have closed and spent
+/// launch-token ids past their token's expiry. Every
 /// replica may run it: the deletes are idempotent.
 pub async fn maintenance(state: web::Data<ServerState>, stop: CancellationToken, every: Duration) {
     let mut ticks = tokio::time::interval(every);
@@ -25,6 +26,11 @@ pub async fn maintenance(state: web::Data<ServerState>, stop: CancellationToken,
             Ok(purged) if purged > 0 => tracing::info!(purged, "purged closed quota windows"),
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "purging quota windows failed"),
+        }
+        match state.respondents.purge_spent_tokens().await {
+            Ok(purged) if purged > 0 => tracing::info!(purged, "purged expired spent launch tokens"),
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "purging spent launch tokens failed"),
         }
     }
 }

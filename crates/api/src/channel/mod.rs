@@ -1,5 +1,6 @@
 //! The channel routes, `/api/v1/channel`: partners' servers, authenticated by API key.
 
+pub mod campaigns;
 pub mod identity;
 
 use actix_web::{HttpRequest, web};
@@ -20,6 +21,16 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
                     .route(web::get().to(identity::list_orgs::<P>))
                     .route(web::post().to(identity::create_org::<P>)),
             )
+            .service(web::resource("/campaigns").route(web::post().to(campaigns::provision::<P>)))
+            .service(web::resource("/campaigns/{id}").route(web::get().to(campaigns::get_campaign::<P>)))
+            .service(
+                web::resource("/campaigns/{id}/respondents")
+                    // Up to 1000 rows of contact details.
+                    .app_data(web::PayloadConfig::new(1024 * 1024))
+                    .route(web::post().to(campaigns::attach_respondents::<P>)),
+            )
+            .service(web::resource("/campaigns/{id}/launch").route(web::post().to(campaigns::launch_campaign::<P>)))
+            .service(web::resource("/launch").route(web::post().to(campaigns::mint_launch_link::<P>)))
             .service(web::resource("/openapi.json").route(web::get().to(crate::openapi::openapi_json))),
     );
 }

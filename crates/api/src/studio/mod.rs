@@ -1,0 +1,39 @@
+//! The Studio routes, `/api/v1/campaigns/{campaignId}/...`: signed-in Studio users, with a
+//! bearer Studio JWT carrying permissions.
+
+pub mod launch_keys;
+
+use actix_web::{HttpRequest, web};
+use pulse_domain::studio::{StudioClaims, authenticate_studio};
+
+use crate::error::ApiError;
+use crate::request::bearer_token;
+use crate::state::{AppState, Platform};
+
+pub const PREFIX: &str = "/api/v1/campaigns";
+
+pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::scope(PREFIX)
+            .service(
+                web::resource("/{campaign_id}/launch-keys")
+                    .route(web::get().to(launch_keys::list::<P>))
+                    .route(web::post().to(launch_keys::create::<P>)),
+            )
+            .service(
+                web::resource("/{campaign_id}/launch-keys/{key_id}").route(web::delete().to(launch_keys::revoke::<P>)),
+            )
+            .service(web::resource("/{campaign_id}/launch-access").route(web::put().to(launch_keys::set_access::<P>))),
+    );
+}
+
+/// # Errors
+/// `Unauthenticated` for a missing, invalid or expired Studio token.
+pub(crate) fn authenticate<P: Platform>(state: &AppState<P>, req: &HttpRequest) -> Result<StudioClaims, ApiError> {
+    Ok(authenticate_studio(&state.studio_tokens, &state.clock, bearer_token(req))?)
+}
+
+/// The quota subject of a Studio user.
+pub(crate) fn user_subject(session: &StudioClaims) -> String {
+    format!("studio:{}", session.user_id)
+}

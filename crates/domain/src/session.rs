@@ -1,0 +1,232 @@
+//! Respondent sessions: consent, answers and completion.
+
+use serde_json::{Map, Value};
+use time::OffsetDateTime;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::ids::{CampaignId, LaunchKeyId, LaunchLinkId, RespondentId, SessionId};
+use crate::survey::{LanguageTag, MAX_TEXT_ANSWER_CHARS, Question, QuestionKind};
+
+/// Session tokens: 43 base62 characters (about 256 bits), kept only as a keyed digest.
+pub const SESSION_TOKEN_LEN: usize = 43;
+pub const MAX_DEVICE_TOKEN_CHARS: usize = 1024;
+pub const MAX_LAUNCH_TOKEN_CHARS: usize = 4096;
+pub const MAX_ANSWERS_PER_CALL: usize = 100;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SessionStatus {
+    Started,
+    Completed,
+}
+
+impl SessionStatus {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SessionStatus::Started => "STARTED",
+            SessionStatus::Completed => "COMPLETED",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        [SessionStatus::Started, SessionStatus::Completed].into_iter().find(|s| s.as_str() == text)
+    }
+}
+
+/// What a public start uses up, in the same transaction that creates the session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Spend {
+    /// No token: an open campaign that does not require signing.
+    Nothing,
+    /// A minted link or an invitation.
+    Link(LaunchLinkId),
+    /// A partner-signed token: its `jti` is remembered until `expires_at`.
+    Token { key_id: LaunchKeyId, jti: String, expires_at: OffsetDateTime },
+}
+
+/// A session to create.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewSession {
+    pub id: SessionId,
+    pub campaign_id: CampaignId,
+    pub token_digest: Vec<u8>,
+    pub language: LanguageTag,
+    pub respondent_id: Option<RespondentId>,
+    pub launch_link_id: Option<LaunchLinkId>,
+    pub launch_key_id: Option<LaunchKeyId>,
+    /// Keyed digest of the partner's user reference (`externalUserRef` or the token's `uid`).
+    pub external_user_digest: Option<Vec<u8>>,
+    pub tags: Vec<String>,
+    /// Device labels, launch attributes, token context and the page's client labels.
+    pub context: Map<String, Value>,
+    pub total_questions: u32,
+    pub started_at: OffsetDateTime,
+}
+
+/// A session as the answer routes need it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionRecord {
+    pub id: SessionId,
+    pub campaign_id: CampaignId,
+    pub token_digest: Vec<u8>,
+    pub language: LanguageTag,
+    pub status: SessionStatus,
+    pub answered: u32,
+    pub total: u32,
+    pub started_at: OffsetDateTime,
+    pub completed_at: Option<OffsetDateTime>,
+}
+
+/// One answer as sent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnswerInput {
+    pub question_id: String,
+    pub value: Value,
+}
+
+/// A validated answer, ready to store. Text is personal data: it is sealed before it leaves the
+/// service; only its word count is kept in the clear (for the quality rules).
+#[derive(Clone, PartialEq, Eq)]
+pub enum AnswerValue {
+    Rating(i16),
+    Text(String),
+}
+
+impl std::fmt::Debug for AnswerValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnswerValue::Rating(r) => write!(f, "Rating({r})"),
+            AnswerValue::Text(t) => write!(f, "Text({} chars)", t.chars().count()),
+        }
+    }
+}
+
+/// An answer to store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredAnswer {
+    pub question_id: String,
+    pub rating: Option<i16>,
+    pub text_sealed: Option<Vec<u8>>,
+    pub word_count: u32,
+    pub answered_at: OffsetDateTime,
+}
+
+/// Checks every answer against the survey's questions.
+///
+/// # Errors
+/// `ValidationFailed` naming `answers[i]` for no answers, too many, an unknown question, a
+/// question answered twice in one call, a rating outside its scale or a text over 4000 characters.
+pub fn parse_answers(questions: &[Question], answers: Vec<AnswerInput>) -> Result<Vec<(String, AnswerValue)>> {
+    if answers.is_empty() {
+        return Err(Error::validation("answers", "send at least one answer"));
+    }
+    if answers.len() > MAX_ANSWERS_PER_CALL {
+        return Err(Error::validation("answers", format!("at most {MAX_ANSWERS_PER_CALL} answers per call")));
+    }
+    let mut parsed: Vec<(String, AnswerValue)> = Vec::with_capacity(answers.len());
+    for (i, answer) in answers.into_iter().enumerate() {
+        let Some(question) = questions.iter().find(|q| q.id == answer.question_id) else {
+            return Err(Error::validation(&format!("answers[{i}].questionId"), "is not a question of this survey"));
+        };
+        if parsed.iter().any(|(id, _)| *id == question.id) {
+            return Err(Error::validation(&format!("answers[{i}].questionId"), "answers a question twice"));
+        }
+        let field = format!("answers[{i}].value");
+        let value = match question.kind {
+            QuestionKind::Rating { min, max } => {
+                let rating = answer
+                    .value
+                    .as_i64()
+                    .and_then(|v| i16::try_from(v).ok())
+                    .filter(|v| (min..=max).contains(v))
+                    .ok_or_else(|| Error::validation(&field, format!("must be an integer from {min} to {max}")))?;
+                AnswerValue::Rating(rating)
+            }
+            QuestionKind::Text => {
+                let text =
+                    answer.value.as_str().filter(|t| t.chars().count() <= MAX_TEXT_ANSWER_CHARS).ok_or_else(|| {
+                        Error::validation(
+                            &field,
+                            format!("must be a string of at most {MAX_TEXT_ANSWER_CHARS} characters"),
+                        )
+                    })?;
+                AnswerValue::Text(text.to_owned())
+            }
+        };
+        parsed.push((question.id.clone(), value));
+    }
+    Ok(parsed)
+}
+
+pub fn word_count(text: &str) -> u32 {
+    u32::try_from(text.split_whitespace().count()).unwrap_or(u32::MAX)
+}
+
+/// The associated data binding a sealed answer to its session and question.
+pub fn answer_seal_context(session: SessionId, question_id: &str) -> Vec<u8> {
+    format!("answer\0{session}\0{question_id}").into_bytes()
+}
+
+/// The refusal for answers after completion.
+pub fn already_completed() -> Error {
+    Error::refused(ErrorCode::Conflict, "this session is completed; its answers can no longer change")
+}
+
+/// Progress of a session after answers or completion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub status: SessionStatus,
+    pub answered: u32,
+    pub total: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn questions() -> Vec<Question> {
+        let en = LanguageTag::parse("l", "en").expect("tag");
+        vec![
+            Question {
+                id: "q1".into(),
+                kind: QuestionKind::Rating { min: 1, max: 5 },
+                required: true,
+                texts: vec![(en.clone(), "How satisfied?".into())],
+            },
+            Question { id: "q2".into(), kind: QuestionKind::Text, required: false, texts: vec![(en, "Why?".into())] },
+        ]
+    }
+
+    fn answer(id: &str, value: Value) -> AnswerInput {
+        AnswerInput { question_id: id.into(), value }
+    }
+
+    #[test]
+    fn answers_fit_their_questions() {
+        let ok = parse_answers(&questions(), vec![answer("q1", json!(5)), answer("q2", json!("Great"))]).expect("ok");
+        assert_eq!(ok[0].1, AnswerValue::Rating(5));
+        let cases = [
+            (vec![answer("q1", json!(0))], "answers[0].value"),
+            (vec![answer("q1", json!(6))], "answers[0].value"),
+            (vec![answer("q1", json!(4.5))], "answers[0].value"),
+            (vec![answer("q1", json!("5"))], "answers[0].value"),
+            (vec![answer("q2", json!(3))], "answers[0].value"),
+            (vec![answer("q2", json!("x".repeat(4001)))], "answers[0].value"),
+            (vec![answer("q9", json!(1))], "answers[0].questionId"),
+            (vec![answer("q1", json!(1)), answer("q1", json!(2))], "answers[1].questionId"),
+            (vec![], "answers"),
+        ];
+        for (answers, field) in cases {
+            let message = parse_answers(&questions(), answers).expect_err("refused").to_string();
+            assert!(message.contains(field), "{message} should name {field}");
+        }
+        assert!(parse_answers(&questions(), vec![answer("q2", json!("x".repeat(4000)))]).is_ok());
+    }
+
+    #[test]
+    fn words_are_counted_and_text_is_not_shown_in_debug() {
+        assert_eq!(word_count("  the   food was\tgreat \n"), 4);
+        assert_eq!(format!("{:?}", AnswerValue::Text("my secret words".into())), "Text(15 chars)");
+    }
+}
