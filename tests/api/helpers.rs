@@ -200,3 +200,327 @@ impl TestApp {
         address
     }
 }
+
+/// A partner set up to run campaigns: a business, an approved workspace, and a key with every
+/// campaign scope that reaches it.
+pub struct CampaignPartner {
+    pub business: BusinessId,
+    pub workspace: WorkspaceId,
+    pub key: TestKey,
+}
+
+pub const CAMPAIGN_SCOPES: [&str; 6] = [
+    "channel:workspaces",
+    "channel:provision",
+    "channel:audience",
+    "channel:results",
+    "sessions:launch",
+    "channel:transcripts",
+];
+
+impl TestApp {
+    pub async fn approve_workspace(&self, id: WorkspaceId) {
+        self.admin().approve_workspace(id).await.expect("approve");
+    }
+
+    /// A business with an approved workspace and a key with every campaign scope.
+    pub async fn campaign_partner(&self) -> CampaignPartner {
+        let business = self.create_business().await;
+        let key = self.create_key(Some(business), &CAMPAIGN_SCOPES).await;
+        let workspace = self.workspace(&key.key, "client-1").await;
+        self.approve_workspace(workspace).await;
+        CampaignPartner { business, workspace, key }
+    }
+
+    /// A Studio session token for `business` with `perms`, signed as `pulse admin studio-token` does.
+    pub async fn studio_token(&self, business: BusinessId, perms: &[&str]) -> String {
+        let secret = self.settings.studio_jwt_secret.as_ref().expect("studio secret");
+        pulse_domain::studio::issue_studio_token(
+            &pulse_crypto::JwtStudioTokens::new(secret),
+            &self.clock,
+            business,
+            uuid::Uuid::new_v4(),
+            perms.iter().map(|p| (*p).to_owned()).collect(),
+            None,
+        )
+        .await
+        .expect("studio token")
+    }
+
+    pub async fn provision(&self, key: &str, body: &Value) -> reqwest::Response {
+        self.client
+            .post(self.url("/api/v1/channel/campaigns"))
+            .bearer_auth(key)
+            .json(body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    /// Provisions a campaign from a short English brief and returns its body.
+    pub async fn provisioned(&self, key: &str) -> Value {
+        let brief = serde_json::json!({"brief": {"intentText": "How was your last delivery with us?",
+            "constraints": {"questionCount": 3, "languages": ["en", "fr"]}}});
+        let response = self.provision(key, &brief).await;
+        assert_eq!(response.status(), 201);
+        let body: Value = response.json().await.expect("json");
+        body["campaign"].clone()
+    }
+
+    pub async fn get_campaign(&self, key: &str, id: &str) -> reqwest::Response {
+        self.client
+            .get(self.url(&format!("/api/v1/channel/campaigns/{id}")))
+            .bearer_auth(key)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn attach_respondents(&self, key: &str, id: &str, body: &Value) -> reqwest::Response {
+        self.client
+            .post(self.url(&format!("/api/v1/channel/campaigns/{id}/respondents")))
+            .bearer_auth(key)
+            .json(body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn launch_campaign(&self, key: &str, id: &str) -> reqwest::Response {
+        self.client
+            .post(self.url(&format!("/api/v1/channel/campaigns/{id}/launch")))
+            .bearer_auth(key)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    /// Provisions and launches a campaign; returns its body (status ACTIVE).
+    pub async fn live_campaign(&self, key: &str) -> Value {
+        let campaign = self.provisioned(key).await;
+        let response = self.launch_campaign(key, campaign["id"].as_str().expect("id")).await;
+        assert_eq!(response.status(), 200);
+        response.json().await.expect("json")
+    }
+
+    pub async fn mint_link(&self, key: &str, body: &Value) -> reqwest::Response {
+        self.client.post(self.url("/api/v1/channel/launch")).bearer_auth(key).json(body).send().await.expect("request")
+    }
+
+    pub async fn list_launch_keys(&self, token: &str, campaign: &str) -> reqwest::Response {
+        self.client
+            .get(self.url(&format!("/api/v1/campaigns/{campaign}/launch-keys")))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn create_launch_key(
+        &self,
+        token: &str,
+        campaign: &str,
+        idempotency_key: Option<&str>,
+    ) -> reqwest::Response {
+        let mut request =
+            self.client.post(self.url(&format!("/api/v1/campaigns/{campaign}/launch-keys"))).bearer_auth(token);
+        if let Some(k) = idempotency_key {
+            request = request.header("Idempotency-Key", k);
+        }
+        request.send().await.expect("request")
+    }
+
+    pub async fn revoke_launch_key(&self, token: &str, campaign: &str, key: &str) -> reqwest::Response {
+        self.client
+            .delete(self.url(&format!("/api/v1/campaigns/{campaign}/launch-keys/{key}")))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn set_launch_access(&self, token: &str, campaign: &str, body: &Value) -> reqwest::Response {
+        self.client
+            .put(self.url(&format!("/api/v1/campaigns/{campaign}/launch-access")))
+            .bearer_auth(token)
+            .json(body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    /// `GET .../access` with query pairs such as `("lt", token)`.
+    pub async fn access(&self, code: &str, query: &[(&str, &str)]) -> reqwest::Response {
+        self.client
+            .get(self.url(&format!("/api/v1/public/pulse/{code}/access")))
+            .query(query)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn start(&self, code: &str, body: &Value) -> reqwest::Response {
+        self.client
+            .post(self.url(&format!("/api/v1/public/pulse/{code}/start")))
+            .json(body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn answer(&self, code: &str, session: &str, token: &str, body: &Value) -> reqwest::Response {
+        self.client
+            .post(self.url(&format!("/api/v1/public/pulse/{code}/sessions/{session}/answers")))
+            .bearer_auth(token)
+            .json(body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn complete(&self, code: &str, session: &str, token: &str) -> reqwest::Response {
+        self.client
+            .post(self.url(&format!("/api/v1/public/pulse/{code}/sessions/{session}/complete")))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("request")
+    }
+}
+
+/// Signs a launch token the way a partner's server does: HS256 with the launch-key secret's UTF-8
+/// bytes, `kid` = the key id.
+pub fn sign_launch_token(kid: Option<&str>, secret: &str, claims: &Value) -> String {
+    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256);
+    header.kid = kid.map(str::to_owned);
+    jsonwebtoken::encode(&header, claims, &jsonwebtoken::EncodingKey::from_secret(secret.as_bytes())).expect("sign")
+}
+
+/// What a test reads in the database behind the API: only to prove what was not stored (a refused
+/// call leaves no row; personal data and partner ids never sit there in clear).
+#[derive(diesel::QueryableByName)]
+struct Count {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    n: i64,
+}
+
+#[derive(diesel::QueryableByName)]
+struct TableName {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    name: String,
+}
+
+impl TestApp {
+    async fn db_connection(&self) -> diesel_async::AsyncPgConnection {
+        use diesel_async::AsyncConnection as _;
+        diesel_async::AsyncPgConnection::establish(self.db.url()).await.expect("test database")
+    }
+
+    /// How many rows `table` holds.
+    pub async fn count_rows(&self, table: &str) -> i64 {
+        use diesel_async::RunQueryDsl as _;
+        let mut conn = self.db_connection().await;
+        let row: Count = diesel::sql_query(format!("SELECT count(*) AS n FROM \"{table}\""))
+            .get_result(&mut conn)
+            .await
+            .expect("count");
+        row.n
+    }
+
+    /// The tables with a row whose text form holds `needle` (bytea columns read as hex, so a sealed
+    /// or digested value never matches).
+    pub async fn tables_holding(&self, needle: &str) -> Vec<String> {
+        use diesel_async::RunQueryDsl as _;
+        let mut conn = self.db_connection().await;
+        let tables: Vec<TableName> = diesel::sql_query(
+            "SELECT table_name::text AS name FROM information_schema.tables \
+             WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+        )
+        .load(&mut conn)
+        .await
+        .expect("tables");
+        assert!(tables.iter().any(|t| t.name == "sessions"), "the schema is visible");
+        let mut holding = Vec::new();
+        for table in tables {
+            let row: Count = diesel::sql_query(format!(
+                "SELECT count(*) AS n FROM \"{}\" AS r WHERE strpos(r::text, $1) > 0",
+                table.name
+            ))
+            .bind::<diesel::sql_types::Text, _>(needle)
+            .get_result(&mut conn)
+            .await
+            .expect("scan");
+            if row.n > 0 {
+                holding.push(table.name);
+            }
+        }
+        holding
+    }
+}
+
+/// The id of a campaign body.
+pub fn id_of(campaign: &Value) -> &str {
+    campaign["id"].as_str().expect("campaign id")
+}
+
+/// The public code of a campaign body.
+pub fn code_of(campaign: &Value) -> &str {
+    campaign["code"].as_str().expect("campaign code")
+}
+
+/// A respondent link as the page reads it: the path and the query parameters that matter.
+#[derive(Debug)]
+pub struct Link {
+    /// `/p/<code>` or `/s/<code>/<nonce>`.
+    pub path: String,
+    pub lt: Option<String>,
+    pub lang: Option<String>,
+}
+
+impl Link {
+    pub fn parse(url: &str) -> Self {
+        let url = reqwest::Url::parse(url).expect("a link is a URL");
+        let query = |name: &str| url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
+        Self { path: url.path().to_owned(), lt: query("lt"), lang: query("lang") }
+    }
+
+    /// The nonce of a `/s/<code>/<nonce>` link.
+    pub fn nonce(&self) -> Option<&str> {
+        let rest = self.path.strip_prefix("/s/")?;
+        rest.split_once('/').map(|(_, nonce)| nonce)
+    }
+}
+
+impl TestApp {
+    /// The application's time.
+    pub fn now(&self) -> OffsetDateTime {
+        pulse_domain::clock::Clock::now(&self.clock)
+    }
+
+    /// Mints a link for `campaign` and returns it parsed.
+    pub async fn minted(&self, key: &str, campaign: &str) -> Link {
+        let response = self.mint_link(key, &serde_json::json!({"campaignId": campaign})).await;
+        assert_eq!(response.status(), 201);
+        let body: Value = response.json().await.expect("json");
+        Link::parse(body["url"].as_str().expect("url"))
+    }
+
+    /// Creates a launch key; returns its id (the `kid`) and its secret.
+    pub async fn launch_key(&self, token: &str, campaign: &str) -> (String, String) {
+        let response = self.create_launch_key(token, campaign, None).await;
+        assert_eq!(response.status(), 201);
+        let body: Value = response.json().await.expect("json");
+        (body["id"].as_str().expect("id").to_owned(), body["secret"].as_str().expect("secret").to_owned())
+    }
+
+    /// Starts a session with consent and `extra` fields; returns the 201 body.
+    pub async fn started(&self, code: &str, extra: &Value) -> Value {
+        let mut body = serde_json::json!({"consentGiven": true});
+        if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
+            body.extend(extra.clone());
+        }
+        let response = self.start(code, &body).await;
+        assert_eq!(response.status(), 201);
+        response.json().await.expect("json")
+    }
+}

@@ -1,12 +1,18 @@
 //! Black-box tests: the real application on a free port, a fresh PostgreSQL database per test.
 
+mod audience;
+mod campaigns;
 mod cli;
 mod errors;
 mod health;
 mod helpers;
 mod idempotency;
 mod identity;
+mod launch;
 mod openapi;
 mod orgs;
+mod public;
 mod quotas;
 mod secrets;
+mod signed_tokens;
+mod studio;

@@ -154,8 +154,16 @@ where
         return Ok(json_response(reply.status, &reply.body, rate));
     };
     let key = IdempotencyKey::parse(raw.to_str().unwrap_or_default())?;
-    // The route pattern and the canonical body (keys sorted) make two requests "the same".
-    let fingerprint = format!("{} {}\n{}", req.method(), req.match_pattern().unwrap_or_default(), canonical_request);
+    // The path (with its ids), the workspace it acts in and the canonical body (keys sorted) make
+    // two requests "the same": a key reused for another campaign or workspace is a conflict, never
+    // a replay of the first one's answer.
+    let fingerprint = format!(
+        "{} {}\n{}\n{}",
+        req.method(),
+        req.path(),
+        workspace_header(req).unwrap_or_default(),
+        canonical_request
+    );
     let outcome = state
         .idempotency
         .run(scope, &key, fingerprint.as_bytes(), || async {
