@@ -313,9 +313,8 @@ async fn another_tenants_campaign_is_404_exactly_like_an_unknown_one() {
         .expect("request");
     assert_eq!(envelope(response).await, foreign);
 
-    let (status, code, description) = envelope(app.get_campaign(&partner.key.key, "not-a-uuid").await).await;
-    assert_eq!((status, code.as_str()), (400, "VALIDATION_FAILED"));
-    assert!(description.contains("id"), "{description}");
+    // An id that is not a uuid names no campaign either.
+    assert_eq!(envelope(app.get_campaign(&partner.key.key, "not-a-uuid").await).await, foreign);
 }
 
 #[tokio::test]

@@ -88,7 +88,7 @@ impl LaunchRequest {
                 ));
             }
             match value {
-                Value::String(s) if s.chars().count() <= 64 => {}
+                Value::String(s) if s.chars().count() <= 64 && !s.chars().any(char::is_control) => {}
                 _ => {
                     return Err(Error::validation(
                         &format!("device.{key}"),
@@ -102,6 +102,10 @@ impl LaunchRequest {
             return Err(Error::validation("attributes", format!("at most {MAX_ATTRIBUTES} keys")));
         }
         for (key, value) in &attributes {
+            let control = |s: &str| s.chars().any(char::is_control);
+            if control(key) || matches!(value, Value::String(s) if control(s)) {
+                return Err(Error::validation("attributes", "keys and values must not contain control characters"));
+            }
             if !matches!(value, Value::String(_) | Value::Number(_) | Value::Bool(_)) {
                 return Err(Error::validation(
                     &format!("attributes.{}", printable(key)),
@@ -193,8 +197,9 @@ impl LaunchClaims {
         self.exp > now
             && self.exp <= now + MAX_TOKEN_LIFETIME.whole_seconds()
             && (8..=64).contains(&jti_len)
+            && !self.jti.chars().any(char::is_control)
             && self.tags.len() <= 8
-            && (self.campaign == code || self.campaign.parse::<uuid::Uuid>().is_ok_and(|id| id == campaign_id.0))
+            && (self.campaign == code || self.campaign == campaign_id.to_string())
     }
 }
 

@@ -597,15 +597,6 @@ impl SessionStore for MemoryStore {
         Ok(row.progress())
     }
 
-    async fn answered_questions(&self, session: SessionId) -> Result<Vec<String>> {
-        Ok(self
-            .state()
-            .sessions
-            .get(&session)
-            .map(|s| s.answers.iter().map(|a| a.question_id.clone()).collect())
-            .unwrap_or_default())
-    }
-
     async fn complete_session(&self, session: SessionId, at: OffsetDateTime) -> Result<Progress> {
         let mut state = self.state();
         let row = state.session_mut(session)?;

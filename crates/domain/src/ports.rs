@@ -410,12 +410,6 @@ pub trait SessionStore: Send + Sync + 'static {
         answers: &[StoredAnswer],
     ) -> impl Future<Output = Result<Progress>> + Send;
 
-    /// The ids of the questions the session answered.
-    ///
-    /// # Errors
-    /// `Internal` or `Unavailable` on infrastructure failure.
-    fn answered_questions(&self, session: SessionId) -> impl Future<Output = Result<Vec<String>>> + Send;
-
     /// Marks the session completed at `at`; a completed one stays as it was. Returns the progress.
     ///
     /// # Errors

@@ -158,14 +158,7 @@ where
         workspace_header: Option<&str>,
         id: CampaignId,
     ) -> Result<CampaignOverview> {
-        if principal.require_scope(Scope::PROVISION).is_err() {
-            principal.require_scope(Scope::RESULTS).map_err(|_| {
-                Error::refused(
-                    ErrorCode::InsufficientPermission,
-                    format!("this API key lacks the scope `{}` or `{}`", Scope::PROVISION, Scope::RESULTS),
-                )
-            })?;
-        }
+        principal.require_any_scope(&[Scope::PROVISION, Scope::RESULTS])?;
         let workspace = principal.resolve_workspace(workspace_header)?;
         self.repo.campaign_overview(workspace, id).await?.ok_or_else(|| Error::not_found("campaign"))
     }

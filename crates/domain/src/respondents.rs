@@ -161,14 +161,8 @@ where
             Some(Ok(_)) => (AccessState::Valid, None),
             Some(Err(e)) => (AccessState::Invalid, Some(refusal_of(e))),
             None if campaign.require_signed => (AccessState::Missing, Some(refusal_of(&signature_required()))),
-            // A closed-list campaign opens only through an invitation or a minted link.
-            None if campaign.audience == AudienceMode::Closed => (
-                AccessState::Missing,
-                Some((
-                    ErrorCode::LaunchSignatureRequired,
-                    "this survey is by invitation only; open the link of your invitation".to_owned(),
-                )),
-            ),
+            // Decisions §5: NOT_REQUIRED means signing is not required and no token was given,
+            // closed-list campaigns included (their start answers INVITATION_REQUIRED).
             None => (AccessState::NotRequired, None),
         };
         let token_language = match &verified {
@@ -194,6 +188,10 @@ where
         if campaign.status != CampaignStatus::Active {
             return Ok(StartOutcome::NotStarted(NotStarted::CampaignNotOpen));
         }
+        // Without consent nothing is checked further, created or spent.
+        if input.consent_given != Some(true) {
+            return Ok(StartOutcome::NotStarted(NotStarted::ConsentRequired));
+        }
         let verified = match self.verify(&campaign, &input.visit).await? {
             Some(result) => Some(result?),
             None if campaign.require_signed => return Err(signature_required()),
@@ -202,9 +200,6 @@ where
             }
             None => None,
         };
-        if input.consent_given != Some(true) {
-            return Ok(StartOutcome::NotStarted(NotStarted::ConsentRequired));
-        }
         self.check_capacity(&campaign).await?;
 
         let now = self.clock.now();
@@ -249,7 +244,7 @@ where
                 session.launch_key_id = Some(key.id);
                 session.external_user_digest =
                     claims.uid.as_ref().map(|u| self.crypto.keyed_digest(DigestPurpose::ExternalUser, u.as_bytes()));
-                tags = claims.tags.clone();
+                tags = claims.tags.iter().map(|t| printable_label(t)).collect();
                 let mut launch = Map::new();
                 for (name, value) in [
                     ("lang", &claims.lang),
@@ -259,7 +254,7 @@ where
                     ("os", &claims.os),
                 ] {
                     if let Some(v) = value {
-                        launch.insert(name.into(), Value::String(v.chars().take(MAX_CLIENT_LABEL_CHARS).collect()));
+                        launch.insert(name.into(), Value::String(printable_label(v)));
                     }
                 }
                 if !launch.is_empty() {
@@ -322,22 +317,17 @@ where
         self.repo.record_answers(session, &stored).await
     }
 
-    /// Completes the session; completing it again answers the same.
+    /// Completes the session; completing it again answers the same. Unanswered questions do not
+    /// stop completion (the fixed route has no such refusal): `required` guides the page, and the
+    /// campaign's coverage rule judges the response.
     ///
     /// # Errors
-    /// As [`Respondents::answer`]; `ValidationFailed` naming a required question left unanswered.
+    /// As [`Respondents::answer`], without the `Conflict`.
     pub async fn complete(&self, code: &str, session: SessionId, token: Option<&str>) -> Result<Progress> {
-        let (campaign, survey) = self.campaign(code).await?;
+        let (campaign, _) = self.campaign(code).await?;
         let record = self.session(&campaign, session, token).await?;
         if record.status == SessionStatus::Completed {
             return Ok(Progress { status: record.status, answered: record.answered, total: record.total });
-        }
-        let answered = self.repo.answered_questions(session).await?;
-        if let Some(missing) = survey.questions.iter().find(|q| q.required && !answered.contains(&q.id)) {
-            return Err(Error::validation(
-                "answers",
-                format!("question `{}` is required; answer it first", missing.id),
-            ));
         }
         self.repo.complete_session(session, self.clock.now()).await
     }
@@ -396,7 +386,8 @@ where
             let link = self.repo.find_launch_link(campaign.id, id).await?;
             return Ok(link.filter(|l| l.nonce_digest.is_none() && l.usable_at(now)).map(Verified::Link));
         }
-        let Ok(key_id) = kid.parse::<LaunchKeyId>() else { return Ok(None) };
+        // Only the canonical hyphenated form names a key.
+        let Some(key_id) = kid.parse::<LaunchKeyId>().ok().filter(|id| id.to_string() == kid) else { return Ok(None) };
         let Some(key) = self.repo.find_launch_key(campaign.id, key_id).await? else { return Ok(None) };
         let secret = self.crypto.open(&launch_key_seal_context(key.id), &key.secret_sealed)?;
         let Some(claims) = self.tokens.verify(token, &secret) else { return Ok(None) };
@@ -448,14 +439,20 @@ fn check_len(field: &str, value: Option<&str>, max: usize) -> Result<()> {
     }
 }
 
+/// A token's context label as kept: control characters dropped, at most 128 characters.
+fn printable_label(text: &str) -> String {
+    text.chars().filter(|c| !c.is_control()).take(MAX_CLIENT_LABEL_CHARS).collect()
+}
+
 /// The page's client labels that are short primitives; anything else is dropped, not refused.
 fn readable_labels(client: Map<String, Value>) -> Map<String, Value> {
     client
         .into_iter()
         .filter(|(k, v)| {
             k.chars().count() <= 64
+                && !k.chars().any(char::is_control)
                 && match v {
-                    Value::String(s) => s.chars().count() <= MAX_CLIENT_LABEL_CHARS,
+                    Value::String(s) => s.chars().count() <= MAX_CLIENT_LABEL_CHARS && !s.chars().any(char::is_control),
                     Value::Number(_) | Value::Bool(_) => true,
                     _ => false,
                 }

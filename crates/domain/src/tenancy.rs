@@ -105,6 +105,19 @@ impl Principal {
     }
 
     /// # Errors
+    /// `InsufficientPermission` naming every scope when the key carries none of them.
+    pub fn require_any_scope(&self, scopes: &[&str]) -> Result<()> {
+        if scopes.iter().any(|scope| self.scopes.iter().any(|s| s.as_str() == *scope)) {
+            return Ok(());
+        }
+        let named: Vec<String> = scopes.iter().map(|s| format!("`{s}`")).collect();
+        Err(Error::refused(
+            ErrorCode::InsufficientPermission,
+            format!("this API key lacks the scope {}", named.join(" or ")),
+        ))
+    }
+
+    /// # Errors
     /// `NoOrg` when the key belongs to no business.
     pub fn require_business(&self) -> Result<BusinessId> {
         self.business_id.ok_or_else(|| {

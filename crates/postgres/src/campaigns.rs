@@ -3,7 +3,7 @@
 use diesel::dsl::{count_star, sql};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use diesel::sql_types::{BigInt, Bool, Uuid as SqlUuid};
+use diesel::sql_types::{BigInt, Bool, Bytea, Nullable, Uuid as SqlUuid};
 use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
 use pulse_domain::audience::{NewRespondent, RowOutcome, UpsertedRespondent};
@@ -455,8 +455,11 @@ impl CampaignRepository for PgStore {
         let mut conn = self.conn().await?;
         let upserted = conn
             .transaction::<_, TxError, _>(async |conn| {
-                let values: Vec<_> = rows
-                    .iter()
+                // A fixed order of row locks, so concurrent calls with overlapping refs cannot deadlock.
+                let mut ordered: Vec<&NewRespondent> = rows.iter().collect();
+                ordered.sort_by(|a, b| a.external_ref.cmp(&b.external_ref));
+                let values: Vec<_> = ordered
+                    .into_iter()
                     .map(|r| {
                         (
                             respondents::id.eq(r.id.0),
@@ -476,10 +479,14 @@ impl CampaignRepository for PgStore {
                     .values(values)
                     .on_conflict((respondents::campaign_id, respondents::external_ref))
                     .do_update()
+                    // A field left out of the update keeps its stored value.
                     .set((
-                        respondents::name_sealed.eq(excluded(respondents::name_sealed)),
-                        respondents::email_sealed.eq(excluded(respondents::email_sealed)),
-                        respondents::phone_sealed.eq(excluded(respondents::phone_sealed)),
+                        respondents::name_sealed
+                            .eq(sql::<Nullable<Bytea>>("COALESCE(excluded.name_sealed, respondents.name_sealed)")),
+                        respondents::email_sealed
+                            .eq(sql::<Nullable<Bytea>>("COALESCE(excluded.email_sealed, respondents.email_sealed)")),
+                        respondents::phone_sealed
+                            .eq(sql::<Nullable<Bytea>>("COALESCE(excluded.phone_sealed, respondents.phone_sealed)")),
                         respondents::updated_at.eq(excluded(respondents::updated_at)),
                     ))
                     .returning((
@@ -689,7 +696,10 @@ impl SessionStore for PgStore {
                         launch_links::table
                             .filter(launch_links::id.eq(id.0))
                             .filter(launch_links::campaign_id.eq(session.campaign_id.0))
-                            .filter(launch_links::spent_at.is_null()),
+                            .filter(launch_links::spent_at.is_null())
+                            .filter(
+                                launch_links::expires_at.is_null().or(launch_links::expires_at.gt(session.started_at)),
+                            ),
                     )
                     .set(launch_links::spent_at.eq(session.started_at))
                     .execute(conn)
@@ -713,10 +723,15 @@ impl SessionStore for PgStore {
                     if spent != 1 {
                         return Err(TxError::Domain(token_invalid()));
                     }
-                    diesel::update(launch_keys::table.find(key_id.0))
-                        .set(launch_keys::last_used_at.eq(session.started_at))
-                        .execute(conn)
-                        .await?;
+                    // A key revoked since the token was checked no longer starts anything.
+                    let live =
+                        diesel::update(launch_keys::table.find(key_id.0).filter(launch_keys::revoked_at.is_null()))
+                            .set(launch_keys::last_used_at.eq(session.started_at))
+                            .execute(conn)
+                            .await?;
+                    if live != 1 {
+                        return Err(TxError::Domain(token_invalid()));
+                    }
                 }
             }
             diesel::insert_into(sessions::table)
@@ -800,15 +815,6 @@ impl SessionStore for PgStore {
             })
             .await?;
         Ok(progress)
-    }
-
-    async fn answered_questions(&self, session: SessionId) -> Result<Vec<String>> {
-        answers::table
-            .filter(answers::session_id.eq(session.0))
-            .select(answers::question_id)
-            .load(&mut self.conn().await?)
-            .await
-            .map_err(from_diesel)
     }
 
     async fn complete_session(&self, session: SessionId, at: OffsetDateTime) -> Result<Progress> {

@@ -407,7 +407,7 @@ pub async fn provision<P: Platform>(
     params(("id" = Uuid, Path), ("X-SVC-Workspace" = Option<Uuid>, Header)),
     responses(
         (status = 200, body = CampaignBody),
-        (status = 400, description = "VALIDATION_FAILED (id not a uuid); WORKSPACE_REQUIRED", body = ErrorBody),
+(status = 400, description = "WORKSPACE_REQUIRED", body = ErrorBody),
         (status = 401, description = "UNAUTHENTICATED", body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSION (channel:provision or channel:results) or NO_ORG", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: unknown campaign or another workspace's", body = ErrorBody),
@@ -420,6 +420,7 @@ pub async fn get_campaign<P: Platform>(
     id: Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&state, &req).await?;
+    principal.require_any_scope(&[Scope::PROVISION, Scope::RESULTS])?;
     principal.require_business()?;
     let rate = state.quotas.hit(&key_subject(&principal), QuotaFamily::CampaignRead).await?;
     let id = campaign_id(&id)?;
@@ -427,11 +428,13 @@ pub async fn get_campaign<P: Platform>(
     Ok(json_response(StatusCode::OK, &CampaignBody::new(overview, state.campaigns.survey_url()), rate))
 }
 
+/// A path id that is not a uuid names no campaign: the same 404 as an unknown one.
 pub(crate) fn campaign_id(text: &str) -> Result<CampaignId, ApiError> {
-    text.parse().map_err(|_| ApiError(Error::validation("id", "must be a campaign id (uuid)")))
+    text.parse().map_err(|_| ApiError(Error::not_found("campaign")))
 }
 
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
+// No `Debug`: rows carry contact details.
+#[derive(Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AudienceRowRequest {
     /// The partner's own id of the respondent; the same ref updates the same respondent.
@@ -450,7 +453,7 @@ pub struct AudienceRowRequest {
     pub phone: Option<String>,
 }
 
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AudienceRequest {
     /// 1 to 1000 rows.
@@ -598,7 +601,7 @@ pub struct DeviceLabels {
     pub network_type: Option<String>,
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LaunchLinkRequest {
     pub campaign_id: Uuid,
@@ -619,7 +622,8 @@ pub struct LaunchLinkRequest {
     pub attributes: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
-#[derive(Debug, Serialize, ToSchema)]
+// No `Debug`: the url is a capability.
+#[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LaunchLinkResponse {
     /// `{survey_url}/p/<code>?lt=<token>&lang=<language>` for an open campaign,

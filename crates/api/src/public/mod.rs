@@ -96,7 +96,8 @@ pub async fn access<P: Platform>(
     Ok(json_response(StatusCode::OK, &body, rate))
 }
 
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
+// No `Debug`: tokens ride in it.
+#[derive(Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StartRequest {
     /// Must be true; nothing is created without consent.
@@ -140,7 +141,8 @@ pub struct SessionQuestionBody {
 }
 
 /// A created session. Send `sessionToken` as `Authorization: Bearer` to the answer routes.
-#[derive(Debug, Serialize, ToSchema)]
+// No `Debug`: it holds the session token.
+#[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StartedBody {
     pub session_id: uuid::Uuid,
@@ -164,7 +166,7 @@ pub struct NotStartedBody {
 /// up together with the session's creation.
 #[utoipa::path(
     post, path = "/api/v1/public/pulse/{code}/start", tag = "public",
-    params(("code" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "Replays the same session for 24 hours")),
+    params(("code" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "Replays the same answer for 24 hours; honoured only with a launchToken or invitation")),
     request_body = StartRequest,
     responses(
         (status = 201, description = "Session created", body = StartedBody),
@@ -194,8 +196,11 @@ pub async fn start<P: Platform>(
             _ => None,
         },
     };
+    // A replay returns the session token, so a key is honoured only when the body carries a launch
+    // token or invitation: a secret of this respondent's that a stranger cannot repeat.
+    let honours_key = input.visit.launch_token.is_some() || input.visit.invitation.is_some();
     let scope = format!("start:{code}");
-    idempotent(&state, &req, &scope, &canonical, rate, || async {
+    let run = || async {
         match state.respondents.start(&code, input).await? {
             StartOutcome::NotStarted(reason) => {
                 let body = serde_json::to_value(NotStartedBody { started: false, reason: reason.as_str() })
@@ -226,12 +231,18 @@ pub async fn start<P: Platform>(
                 Ok(Reply { status: StatusCode::CREATED, replay_body: body.clone(), body })
             }
         }
-    })
-    .await
+    };
+    if honours_key {
+        idempotent(&state, &req, &scope, &canonical, rate, run).await
+    } else {
+        let reply = run().await?;
+        Ok(json_response(reply.status, &reply.body, rate))
+    }
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+// Extra fields are ignored: SDKs built on this fixed route may send more.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct AnswerRequest {
     pub question_id: String,
     /// An integer within the scale for a rating question; a string of at most 4000 characters for text.
@@ -239,8 +250,7 @@ pub struct AnswerRequest {
     pub value: serde_json::Value,
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Deserialize, ToSchema)]
 pub struct AnswersRequest {
     pub answers: Vec<AnswerRequest>,
 }

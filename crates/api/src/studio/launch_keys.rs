@@ -7,7 +7,7 @@ use pulse_domain::Error;
 use pulse_domain::ids::{CampaignId, LaunchKeyId};
 use pulse_domain::launch::LaunchKey;
 use pulse_domain::quota::QuotaFamily;
-use pulse_domain::studio::PERMISSION_BUILD;
+use pulse_domain::studio::{PERMISSION_BUILD, PERMISSION_VIEW};
 use secrecy::ExposeSecret as _;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -20,7 +20,8 @@ use crate::request::{Reply, idempotent, json_response, parse_json};
 use crate::state::{AppState, Platform};
 
 /// A launch key. Its secret is returned once, on creation; never on a replay or a read.
-#[derive(Debug, Serialize, ToSchema)]
+// No `Debug`: the body may hold the secret.
+#[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LaunchKeyBody {
     /// Also the JWT header `kid` of tokens signed with it.
@@ -53,7 +54,7 @@ impl LaunchKeyBody {
     }
 }
 
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LaunchKeyListBody {
     pub items: Vec<LaunchKeyBody>,
@@ -67,8 +68,9 @@ pub struct LaunchAccessBody {
     pub require_signed: bool,
 }
 
+/// A path id that is not a uuid names no campaign: the same 404 as an unknown one.
 fn campaign_id(text: &str) -> Result<CampaignId, ApiError> {
-    text.parse().map_err(|_| ApiError(Error::validation("campaignId", "must be a campaign id (uuid)")))
+    text.parse().map_err(|_| ApiError(Error::not_found("campaign")))
 }
 
 /// The campaign's active launch keys (never their secrets) and its signing setting.
@@ -78,7 +80,6 @@ fn campaign_id(text: &str) -> Result<CampaignId, ApiError> {
     params(("campaignId" = Uuid, Path)),
     responses(
         (status = 200, body = LaunchKeyListBody),
-        (status = 400, description = "VALIDATION_FAILED: campaignId is not a uuid", body = ErrorBody),
         (status = 401, description = "UNAUTHENTICATED: no, invalid or expired Studio token", body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSION (campaign:view)", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: unknown campaign or another business's", body = ErrorBody),
@@ -91,6 +92,7 @@ pub async fn list<P: Platform>(
     path: Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let session = authenticate(&state, &req)?;
+    session.require_permission(PERMISSION_VIEW)?;
     let rate = state.quotas.hit(&user_subject(&session), QuotaFamily::Studio).await?;
     let list = state.launch_keys.list(&session, campaign_id(&path)?).await?;
     let body = LaunchKeyListBody {
