@@ -23,7 +23,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::{authenticate, key_subject};
+use super::{Admitted, admit};
 use crate::error::{ApiError, ErrorBody};
 use crate::request::{Reply, idempotent, json_response, parse_json, workspace_header};
 use crate::state::{AppState, Platform};
@@ -380,11 +380,8 @@ pub async fn provision<P: Platform>(
     req: HttpRequest,
     body: Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let principal = authenticate(&state, &req).await?;
-    principal.require_scope(Scope::PROVISION)?;
-    principal.require_business()?;
-    let subject = key_subject(&principal);
-    let rate = state.quotas.hit(&subject, QuotaFamily::Provision).await?;
+    let Admitted { principal, subject, rate } =
+        admit(&state, &req, &[Scope::PROVISION], QuotaFamily::Provision).await?;
     let request: ProvisionRequest = parse_json(&req, &body)?;
     let canonical = to_value(&request)?;
     let workspace = workspace_header(&req).map(str::to_owned);
@@ -419,10 +416,8 @@ pub async fn get_campaign<P: Platform>(
     req: HttpRequest,
     id: Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let principal = authenticate(&state, &req).await?;
-    principal.require_any_scope(&[Scope::PROVISION, Scope::RESULTS])?;
-    principal.require_business()?;
-    let rate = state.quotas.hit(&key_subject(&principal), QuotaFamily::CampaignRead).await?;
+    let Admitted { principal, rate, .. } =
+        admit(&state, &req, &[Scope::PROVISION, Scope::RESULTS], QuotaFamily::CampaignRead).await?;
     let id = campaign_id(&id)?;
     let overview = state.campaigns.get(&principal, workspace_header(&req), id).await?;
     Ok(json_response(StatusCode::OK, &CampaignBody::new(overview, state.campaigns.survey_url()), rate))
@@ -518,11 +513,7 @@ pub async fn attach_respondents<P: Platform>(
     id: Path<String>,
     body: Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let principal = authenticate(&state, &req).await?;
-    principal.require_scope(Scope::AUDIENCE)?;
-    principal.require_business()?;
-    let subject = key_subject(&principal);
-    let rate = state.quotas.hit(&subject, QuotaFamily::Audience).await?;
+    let Admitted { principal, subject, rate } = admit(&state, &req, &[Scope::AUDIENCE], QuotaFamily::Audience).await?;
     let id = campaign_id(&id)?;
     let request: AudienceRequest = parse_json(&req, &body)?;
     if request.rows.len() > MAX_ROWS_PER_CALL {
@@ -565,11 +556,8 @@ pub async fn launch_campaign<P: Platform>(
     req: HttpRequest,
     id: Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let principal = authenticate(&state, &req).await?;
-    principal.require_scope(Scope::PROVISION)?;
-    principal.require_business()?;
-    let subject = key_subject(&principal);
-    let rate = state.quotas.hit(&subject, QuotaFamily::Provision).await?;
+    let Admitted { principal, subject, rate } =
+        admit(&state, &req, &[Scope::PROVISION], QuotaFamily::Provision).await?;
     let id = campaign_id(&id)?;
     let workspace = workspace_header(&req).map(str::to_owned);
     idempotent(&state, &req, &subject, &serde_json::json!({ "id": id }), rate, || async {
@@ -580,10 +568,11 @@ pub async fn launch_campaign<P: Platform>(
     .await
 }
 
+// The schema of `device` in the OpenAPI document only: the body is read as a map and checked by
+// the domain, which refuses any other key.
 /// Only these device keys; each value a string of at most 64 characters.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
+#[derive(ToSchema)]
+#[schema(rename_all = "camelCase")]
 pub struct DeviceLabels {
     pub platform: Option<String>,
     pub os_name: Option<String>,
@@ -655,10 +644,7 @@ pub async fn mint_launch_link<P: Platform>(
     req: HttpRequest,
     body: Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let principal = authenticate(&state, &req).await?;
-    principal.require_scope(Scope::LAUNCH)?;
-    principal.require_business()?;
-    let rate = state.quotas.hit(&key_subject(&principal), QuotaFamily::Launch).await?;
+    let Admitted { principal, rate, .. } = admit(&state, &req, &[Scope::LAUNCH], QuotaFamily::Launch).await?;
     let request: LaunchLinkRequest = parse_json(&req, &body)?;
     let input = LaunchInput {
         campaign_id: CampaignId(request.campaign_id),

@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::{authenticate, key_subject};
+use super::{Admitted, admit, authenticate, key_subject};
 use crate::error::{ApiError, ErrorBody};
 use crate::request::{Reply, idempotent, json_response, parse_json};
 use crate::state::{AppState, Platform};
@@ -203,12 +203,8 @@ pub async fn create_org<P: Platform>(
     req: HttpRequest,
     body: Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let principal = authenticate(&state, &req).await?;
-    // A call the key may not make is refused as such, not counted against its quota.
-    principal.require_scope(Scope::WORKSPACES)?;
-    principal.require_business()?;
-    let subject = key_subject(&principal);
-    let rate = state.quotas.hit(&subject, QuotaFamily::WorkspaceCreate).await?;
+    let Admitted { principal, subject, rate } =
+        admit(&state, &req, &[Scope::WORKSPACES], QuotaFamily::WorkspaceCreate).await?;
     let request: CreateWorkspaceRequest = parse_json(&req, &body)?;
     let canonical = serde_json::to_value(&request).map_err(|e| ApiError(Error::internal(e)))?;
     let input = WorkspaceInput {

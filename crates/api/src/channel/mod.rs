@@ -4,6 +4,8 @@ pub mod campaigns;
 pub mod identity;
 
 use actix_web::{HttpRequest, web};
+use pulse_domain::RateLimitState;
+use pulse_domain::quota::QuotaFamily;
 use pulse_domain::tenancy::Principal;
 
 use crate::error::ApiError;
@@ -39,6 +41,33 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
 /// `Unauthenticated` for a missing or bad key.
 pub(crate) async fn authenticate<P: Platform>(state: &AppState<P>, req: &HttpRequest) -> Result<Principal, ApiError> {
     Ok(state.tenancy.authenticate(presented_api_key(req)).await?)
+}
+
+/// A workspace-scoped channel call that was let in: its key, quota subject and window state.
+pub(crate) struct Admitted {
+    pub principal: Principal,
+    pub subject: String,
+    pub rate: Option<RateLimitState>,
+}
+
+/// Lets a workspace-scoped call in: the key (401), one of `scopes` (403 naming them), a business
+/// (403 `NO_ORG`), then the quota of `family` (429). A call the key may not make is refused as
+/// such, never counted against its quota.
+///
+/// # Errors
+/// As listed, in that order.
+pub(crate) async fn admit<P: Platform>(
+    state: &AppState<P>,
+    req: &HttpRequest,
+    scopes: &[&str],
+    family: QuotaFamily,
+) -> Result<Admitted, ApiError> {
+    let principal = authenticate(state, req).await?;
+    principal.require_any_scope(scopes)?;
+    principal.require_business()?;
+    let subject = key_subject(&principal);
+    let rate = state.quotas.hit(&subject, family).await?;
+    Ok(Admitted { principal, subject, rate })
 }
 
 /// The quota subject of a key.
