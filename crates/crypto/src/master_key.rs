@@ -92,12 +92,16 @@ pub struct RingCrypto {
     sealing: SealingKey,
 }
 
-const DIGEST_PURPOSES: [DigestPurpose; 5] = [
+const DIGEST_PURPOSES: [DigestPurpose; 9] = [
     DigestPurpose::ApiKey,
     DigestPurpose::IdempotencyFingerprint,
     DigestPurpose::LinkNonce,
     DigestPurpose::SessionToken,
     DigestPurpose::ExternalUser,
+    DigestPurpose::RefreshToken,
+    DigestPurpose::VendorDevice,
+    DigestPurpose::AppUser,
+    DigestPurpose::Cursor,
 ];
 
 impl RingCrypto {
@@ -187,6 +191,10 @@ impl Crypto for RingCrypto {
         let mut out = [0u8; 32];
         out.copy_from_slice(digest::digest(&digest::SHA256, data).as_ref());
         out
+    }
+
+    fn verify_hmac_sha256(&self, key: &[u8], data: &[u8], expected: &[u8]) -> bool {
+        hmac::verify(&hmac::Key::new(hmac::HMAC_SHA256, key), data, expected).is_ok()
     }
 }
 

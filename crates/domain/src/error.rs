@@ -21,6 +21,10 @@ pub enum ErrorCode {
     NotLaunchReady,
     CampaignNotCollecting,
     LaunchKeySlotsFull,
+    UserHashInvalid,
+    InstallInvalid,
+    DeviceAuthInvalid,
+    InstallBlocked,
     RateLimited,
     Internal,
     Unavailable,
@@ -28,7 +32,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in catalog order (for documentation and the OpenAPI document).
-    pub const ALL: [ErrorCode; 19] = [
+    pub const ALL: [ErrorCode; 23] = [
         ErrorCode::Unauthenticated,
         ErrorCode::InsufficientPermission,
         ErrorCode::NoOrg,
@@ -45,6 +49,10 @@ impl ErrorCode {
         ErrorCode::NotLaunchReady,
         ErrorCode::CampaignNotCollecting,
         ErrorCode::LaunchKeySlotsFull,
+        ErrorCode::UserHashInvalid,
+        ErrorCode::InstallInvalid,
+        ErrorCode::DeviceAuthInvalid,
+        ErrorCode::InstallBlocked,
         ErrorCode::RateLimited,
         ErrorCode::Internal,
         ErrorCode::Unavailable,
@@ -68,6 +76,10 @@ impl ErrorCode {
             ErrorCode::NotLaunchReady => "NOT_LAUNCH_READY",
             ErrorCode::CampaignNotCollecting => "CAMPAIGN_NOT_COLLECTING",
             ErrorCode::LaunchKeySlotsFull => "LAUNCH_KEY_SLOTS_FULL",
+            ErrorCode::UserHashInvalid => "USER_HASH_INVALID",
+            ErrorCode::InstallInvalid => "INSTALL_INVALID",
+            ErrorCode::DeviceAuthInvalid => "DEVICE_AUTH_INVALID",
+            ErrorCode::InstallBlocked => "INSTALL_BLOCKED",
             ErrorCode::RateLimited => "RATE_LIMITED",
             ErrorCode::Internal => "INTERNAL",
             ErrorCode::Unavailable => "UNAVAILABLE",
@@ -92,6 +104,10 @@ impl ErrorCode {
             ErrorCode::NotLaunchReady => "Campaign not ready to launch",
             ErrorCode::CampaignNotCollecting => "Campaign not collecting",
             ErrorCode::LaunchKeySlotsFull => "Launch key slots full",
+            ErrorCode::UserHashInvalid => "User hash invalid",
+            ErrorCode::InstallInvalid => "Install id invalid",
+            ErrorCode::DeviceAuthInvalid => "Device authentication failed",
+            ErrorCode::InstallBlocked => "Device blocked",
             ErrorCode::RateLimited => "Too many requests",
             ErrorCode::Internal => "Internal error",
             ErrorCode::Unavailable => "Service unavailable",
@@ -117,7 +133,7 @@ impl ErrorCode {
             ErrorCode::UnsupportedMediaType => "A request body was sent without Content-Type: application/json.",
             ErrorCode::PayloadTooLarge => "The request body is larger than the route accepts.",
             ErrorCode::Conflict => {
-                "Idempotency-Key reused with a different body, or the first request with it is still in flight."
+                "Idempotency-Key reused with a different body, or the first request with it is still in flight; or a concurrent register of the same app device went first."
             }
             ErrorCode::RefConflict => "A workspace with this externalRef exists with different details.",
             ErrorCode::LaunchSignatureRequired => {
@@ -127,8 +143,20 @@ impl ErrorCode {
                 "The launch token or link is expired, already used, badly signed or for another campaign; mint a fresh link."
             }
             ErrorCode::NotLaunchReady => "The campaign cannot launch yet; the description names the blocker.",
-            ErrorCode::CampaignNotCollecting => "The campaign is not ACTIVE, so no links can be minted for it.",
+            ErrorCode::CampaignNotCollecting => {
+                "The campaign is not ACTIVE, so no links can be minted for it and no app can register against it."
+            }
             ErrorCode::LaunchKeySlotsFull => "Both launch-key slots hold an active key; revoke one first.",
+            ErrorCode::UserHashInvalid => {
+                "App register: user.userHash did not verify against an active launch key, or a verified user was sent without one."
+            }
+            ErrorCode::InstallInvalid => {
+                "v1 heartbeat: the installId is forged, expired, unknown or another campaign's, or its device is blocked; register again."
+            }
+            ErrorCode::DeviceAuthInvalid => {
+                "v2 heartbeat: unknown device, or a wrong, expired or replaced refresh token; register again."
+            }
+            ErrorCode::InstallBlocked => "App register from a device the workspace has blocked.",
             ErrorCode::RateLimited => "An hourly quota or a rate limit is exhausted; see Retry-After.",
             ErrorCode::Internal => "An unexpected failure on our side; the request id identifies it in our logs.",
             ErrorCode::Unavailable => "A dependency (the database) is unreachable; retry later.",

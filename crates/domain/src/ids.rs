@@ -80,3 +80,15 @@ id_type!(
     /// A minted single-use launch link or invitation.
     LaunchLinkId
 );
+id_type!(
+    /// One install of an app on a phone, issued by the service at register (the spec's `deviceId`).
+    DeviceId
+);
+id_type!(
+    /// A person an app named at register; derived from the partner's `externalId` when one is given.
+    AppUserId
+);
+id_type!(
+    /// A device's registration against one campaign (the spec's install `id`).
+    AppInstallId
+);

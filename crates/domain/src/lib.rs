@@ -4,6 +4,7 @@
 //! traits in [`ports`]; the `memory` module (feature `memory`) holds in-memory ones for tests.
 
 pub mod api_key;
+pub mod apps;
 pub mod audience;
 pub mod campaign;
 pub mod clock;
@@ -14,6 +15,7 @@ pub mod launch;
 pub mod launch_keys;
 #[cfg(any(test, feature = "memory"))]
 pub mod memory;
+pub mod paging;
 pub mod ports;
 pub mod provisioning;
 pub mod quota;

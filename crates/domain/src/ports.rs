@@ -6,11 +6,18 @@ use std::future::Future;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::apps::{
+    AppUserRecord, Attribution, AttributionKey, BeatOutcome, DeviceBeat, DeviceRecord, DeviceRegistration,
+    DeviceStatus, DeviceView, InstallBeat, InstallView,
+};
 use crate::audience::{NewRespondent, UpsertedRespondent};
 use crate::campaign::{Campaign, CampaignOverview};
 use crate::error::Result;
-use crate::ids::{ApiKeyId, BusinessId, CampaignId, LaunchKeyId, LaunchLinkId, SessionId, SurveyId, WorkspaceId};
+use crate::ids::{
+    ApiKeyId, AppUserId, BusinessId, CampaignId, DeviceId, LaunchKeyId, LaunchLinkId, SessionId, SurveyId, WorkspaceId,
+};
 use crate::launch::{LaunchKey, LaunchLink};
+use crate::paging::PageRequest;
 use crate::quota::QuotaFamily;
 use crate::session::{NewSession, Progress, SessionRecord, Spend, StoredAnswer};
 use crate::survey::Survey;
@@ -28,6 +35,14 @@ pub enum DigestPurpose {
     SessionToken,
     /// Partners' user references (`externalUserRef`, a token's `uid`): kept only as this digest.
     ExternalUser,
+    /// App refresh tokens.
+    RefreshToken,
+    /// `vendorDeviceId`s, looked up by digest.
+    VendorDevice,
+    /// App users' ids, derived from the workspace and the partner's `externalId`.
+    AppUser,
+    /// The MAC of list cursors.
+    Cursor,
 }
 
 impl DigestPurpose {
@@ -38,6 +53,10 @@ impl DigestPurpose {
             DigestPurpose::LinkNonce => "pulse/link-nonce/v1",
             DigestPurpose::SessionToken => "pulse/session-token/v1",
             DigestPurpose::ExternalUser => "pulse/external-user/v1",
+            DigestPurpose::RefreshToken => "pulse/refresh-token/v1",
+            DigestPurpose::VendorDevice => "pulse/vendor-device/v1",
+            DigestPurpose::AppUser => "pulse/app-user/v1",
+            DigestPurpose::Cursor => "pulse/cursor/v1",
         }
     }
 }
@@ -65,6 +84,10 @@ pub trait Crypto: Send + Sync + 'static {
 
     /// The plain SHA-256 of `data` (for published fingerprints, never for secrets at rest).
     fn sha256(&self, data: &[u8]) -> [u8; 32];
+
+    /// Whether `expected` is HMAC-SHA256 of `data` under `key` (a partner's secret), compared in
+    /// constant time.
+    fn verify_hmac_sha256(&self, key: &[u8], data: &[u8], expected: &[u8]) -> bool;
 }
 
 /// Businesses, service accounts, API keys and workspaces.
@@ -241,6 +264,10 @@ impl<C: Crypto> Crypto for std::sync::Arc<C> {
     fn sha256(&self, data: &[u8]) -> [u8; 32] {
         (**self).sha256(data)
     }
+
+    fn verify_hmac_sha256(&self, key: &[u8], data: &[u8], expected: &[u8]) -> bool {
+        (**self).verify_hmac_sha256(key, data, expected)
+    }
 }
 
 /// Surveys, campaigns and their audiences.
@@ -416,4 +443,109 @@ pub trait SessionStore: Send + Sync + 'static {
     /// `Internal` or `Unavailable` on infrastructure failure.
     fn complete_session(&self, session: SessionId, at: OffsetDateTime)
     -> impl Future<Output = Result<Progress>> + Send;
+}
+
+/// App devices, their installs and the people apps name.
+pub trait AppRepository: Send + Sync + 'static {
+    /// A device of the workspace.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn find_device(
+        &self,
+        workspace: WorkspaceId,
+        id: DeviceId,
+    ) -> impl Future<Output = Result<Option<DeviceRecord>>> + Send;
+
+    /// The device of the workspace's app with this vendor-id digest.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn find_device_by_vendor(
+        &self,
+        workspace: WorkspaceId,
+        app_id: &str,
+        vendor_digest: &[u8],
+    ) -> impl Future<Output = Result<Option<DeviceRecord>>> + Send;
+
+    /// A person of the workspace.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn find_app_user(
+        &self,
+        workspace: WorkspaceId,
+        id: AppUserId,
+    ) -> impl Future<Output = Result<Option<AppUserRecord>>> + Send;
+
+    /// Stores a register in one transaction: the person (a verified one stays verified; contact
+    /// details not sent are kept), the device with its new refresh digest, and its install for the
+    /// campaign; the device's latest install becomes this one. A register after
+    /// [`crate::apps::APP_SESSION_GAP`] without a sign of life starts an app session. Returns the
+    /// install's id.
+    ///
+    /// # Errors
+    /// `Conflict` when the device no longer holds `replaces_refresh_digest`, or a new device's
+    /// vendor id was taken meanwhile (a concurrent register won); `InstallBlocked` when the device
+    /// was blocked meanwhile; `Internal`/`Unavailable` otherwise.
+    fn save_registration(
+        &self,
+        registration: &DeviceRegistration,
+    ) -> impl Future<Output = Result<crate::ids::AppInstallId>> + Send;
+
+    /// A v2 heartbeat in one statement: matches an active device holding this refresh digest,
+    /// unexpired; admits it at [`crate::apps::HEARTBEAT_RATE`] (see
+    /// [`crate::apps::HeartbeatRate::admit`]); counts it on the device and its latest install,
+    /// with app sessions as at register; extends the refresh token.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn beat_device(&self, beat: &DeviceBeat) -> impl Future<Output = Result<BeatOutcome>> + Send;
+
+    /// A v1 heartbeat in one statement: matches the install of this campaign whose device is
+    /// active, admits and counts it as [`AppRepository::beat_device`] does (the rate is kept per
+    /// install).
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn beat_install(&self, beat: &InstallBeat) -> impl Future<Output = Result<BeatOutcome>> + Send;
+
+    /// The active device a respondent session of `campaign` names, with its person and its
+    /// install for the campaign; `None` for an unknown or blocked device, or another workspace's.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn attribution(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        key: AttributionKey,
+    ) -> impl Future<Output = Result<Option<Attribution>>> + Send;
+
+    /// Up to `page.limit + 1` devices of the workspace after `page.after`, by position.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn list_devices(
+        &self,
+        workspace: WorkspaceId,
+        app_id: Option<&str>,
+        page: &PageRequest,
+    ) -> impl Future<Output = Result<Vec<DeviceView>>> + Send;
+
+    /// Up to `page.limit + 1` installs of the campaign after `page.after`, by position.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn list_installs(
+        &self,
+        campaign: CampaignId,
+        page: &PageRequest,
+    ) -> impl Future<Output = Result<Vec<InstallView>>> + Send;
+
+    /// Sets a device's status; `false` when there is no such device.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn set_device_status(&self, id: DeviceId, status: DeviceStatus) -> impl Future<Output = Result<bool>> + Send;
 }

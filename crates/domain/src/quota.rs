@@ -34,10 +34,14 @@ pub enum QuotaFamily {
     StartAttempt,
     /// Answers and completion of a respondent session, per session.
     SessionWrite,
+    /// `POST /apps/register`, per network.
+    Install,
+    /// `GET /devices` and the install lists, per key.
+    DeviceRead,
 }
 
 impl QuotaFamily {
-    pub const ALL: [QuotaFamily; 11] = [
+    pub const ALL: [QuotaFamily; 13] = [
         QuotaFamily::Identity,
         QuotaFamily::WorkspaceRead,
         QuotaFamily::WorkspaceCreate,
@@ -49,6 +53,8 @@ impl QuotaFamily {
         QuotaFamily::AccessCheck,
         QuotaFamily::StartAttempt,
         QuotaFamily::SessionWrite,
+        QuotaFamily::Install,
+        QuotaFamily::DeviceRead,
     ];
 
     /// The name used in storage, configuration and documentation.
@@ -65,18 +71,23 @@ impl QuotaFamily {
             QuotaFamily::AccessCheck => "access_check",
             QuotaFamily::StartAttempt => "start_attempt",
             QuotaFamily::SessionWrite => "session_write",
+            QuotaFamily::Install => "install",
+            QuotaFamily::DeviceRead => "device_read",
         }
     }
 
     pub const fn default_hourly_limit(self) -> u32 {
         match self {
-            QuotaFamily::Identity | QuotaFamily::WorkspaceRead | QuotaFamily::CampaignRead | QuotaFamily::Studio => {
-                3600
-            }
+            QuotaFamily::Identity
+            | QuotaFamily::WorkspaceRead
+            | QuotaFamily::CampaignRead
+            | QuotaFamily::Studio
+            | QuotaFamily::DeviceRead => 3600,
             QuotaFamily::WorkspaceCreate => 100,
             QuotaFamily::Provision | QuotaFamily::Audience => 500,
             QuotaFamily::Launch => 20_000,
             QuotaFamily::AccessCheck => 2000,
+            QuotaFamily::Install => 200,
             QuotaFamily::StartAttempt => 1000,
             // A survey of 50 questions answered one at a time, with retries.
             QuotaFamily::SessionWrite => 300,

@@ -11,7 +11,7 @@ use crate::ids::{LaunchKeyId, LaunchLinkId, SessionId};
 use crate::launch::{
     LaunchClaims, LaunchKey, LaunchLink, LaunchTokenCodec, SERVER_KID, launch_key_seal_context, token_invalid,
 };
-use crate::ports::{CampaignRepository, Crypto, DigestPurpose, LaunchRepository, SessionStore};
+use crate::ports::{AppRepository, CampaignRepository, Crypto, DigestPurpose, LaunchRepository, SessionStore};
 use crate::session::{
     AnswerInput, AnswerValue, MAX_DEVICE_TOKEN_CHARS, MAX_LAUNCH_TOKEN_CHARS, NewSession, Progress, SESSION_TOKEN_LEN,
     SessionRecord, SessionStatus, Spend, StoredAnswer, answer_seal_context, parse_answers, word_count,
@@ -66,8 +66,8 @@ pub struct Visit {
 pub struct StartInput {
     pub consent_given: Option<bool>,
     pub visit: Visit,
-    /// Device attribution (install identity); accepted and, until app installs exist, ignored:
-    /// the feedback stays anonymous, as for a bad token.
+    /// Device attribution: the signed install id (`?inst=`) or the access token (`#dt=`); a bad
+    /// or expired one is ignored and the feedback stays anonymous.
     pub install_id: Option<String>,
     pub device_token: Option<String>,
     pub client: Option<Map<String, Value>>,
@@ -126,7 +126,7 @@ pub struct Respondents<R, C, K, T> {
 
 impl<R, C, K, T> Respondents<R, C, K, T>
 where
-    R: CampaignRepository + LaunchRepository + SessionStore,
+    R: CampaignRepository + LaunchRepository + SessionStore + AppRepository,
     C: Crypto,
     K: Clock,
     T: LaunchTokenCodec,
@@ -203,6 +203,16 @@ where
         self.check_capacity(&campaign).await?;
 
         let now = self.clock.now();
+        let attribution = match crate::apps::attribution_key(
+            &self.crypto,
+            now,
+            &campaign,
+            input.device_token.as_deref(),
+            input.install_id.as_deref(),
+        ) {
+            Some(key) => self.repo.attribution(campaign.workspace_id, campaign.id, key).await?,
+            None => None,
+        };
         let token = self.crypto.random_base62(SESSION_TOKEN_LEN);
         let mut context = Map::new();
         let mut tags = Vec::new();
@@ -218,6 +228,7 @@ where
             external_user_digest: None,
             tags: Vec::new(),
             context: Map::new(),
+            attribution,
             total_questions: u32::try_from(survey.questions.len()).unwrap_or(u32::MAX),
             started_at: now,
         };

@@ -58,6 +58,8 @@ pub struct NewSession {
     pub tags: Vec<String>,
     /// Device labels, launch attributes, token context and the page's client labels.
     pub context: Map<String, Value>,
+    /// The app device and person, when the start proved them; its feedback count grows with the session.
+    pub attribution: Option<crate::apps::Attribution>,
     pub total_questions: u32,
     pub started_at: OffsetDateTime,
 }
