@@ -749,9 +749,16 @@ impl SessionStore for PgStore {
                     sessions::status.eq(SessionStatus::Started.as_str()),
                     sessions::total.eq(i32::try_from(session.total_questions).unwrap_or(i32::MAX)),
                     sessions::started_at.eq(session.started_at),
+                    sessions::device_id.eq(session.attribution.map(|a| a.device_id.0)),
+                    sessions::app_user_id.eq(session.attribution.and_then(|a| a.user_id).map(|u| u.0)),
+                    sessions::app_install_id.eq(session.attribution.and_then(|a| a.install_id).map(|i| i.0)),
+                    sessions::identity.eq(session.attribution.map(|a| a.identity.as_str())),
                 ))
                 .execute(conn)
                 .await?;
+            if let Some(attribution) = &session.attribution {
+                crate::apps::count_feedback(conn, attribution).await?;
+            }
             Ok(())
         })
         .await?;

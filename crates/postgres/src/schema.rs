@@ -176,6 +176,10 @@ diesel::table! {
         total -> Integer,
         started_at -> Timestamptz,
         completed_at -> Nullable<Timestamptz>,
+        device_id -> Nullable<Uuid>,
+        app_user_id -> Nullable<Uuid>,
+        app_install_id -> Nullable<Uuid>,
+        identity -> Nullable<Text>,
     }
 }
 

@@ -1,0 +1,704 @@
+//! App devices, installs and app users. The heartbeats are the hottest statements of the
+//! service, so each is one SQL statement: the proof, the rate and the counting in one round trip.
+
+use diesel::sql_types::{Array, BigInt, Bool, Bytea, Double, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::{QueryableByName, sql_query};
+use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
+use pulse_domain::apps::{
+    APP_SESSION_GAP, AppPlatform, AppUserRecord, Attribution, AttributionKey, BeatOutcome, BeatRecord, DeviceBeat,
+    DeviceRecord, DeviceRegistration, DeviceStatus, DeviceView, HeartbeatRate, Identity, InstallBeat, InstallView,
+};
+use pulse_domain::ids::{AppInstallId, AppUserId, CampaignId, DeviceId, WorkspaceId};
+use pulse_domain::paging::PageRequest;
+use pulse_domain::ports::AppRepository;
+use pulse_domain::{Error, ErrorCode, Result};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::error::{from_diesel, violated_constraint};
+use crate::store::{PgStore, TxError};
+
+/// Keeps the newest [`pulse_domain::apps::RECENT_SESSIONS`] app-session starts; `$now` and
+/// `$gap_start` are the statement's parameters, `t` the row being counted.
+macro_rules! seen_sql {
+    ($t:literal, $now:literal, $gap_start:literal) => {
+        concat!(
+            "session_count = ",
+            $t,
+            ".session_count + CASE WHEN ",
+            $t,
+            ".last_seen_at < ",
+            $gap_start,
+            " THEN 1 ELSE 0 END, ",
+            "recent_sessions = CASE WHEN ",
+            $t,
+            ".last_seen_at < ",
+            $gap_start,
+            " THEN (ARRAY[",
+            $now,
+            "::timestamptz] || ",
+            $t,
+            ".recent_sessions)[1:10] ELSE ",
+            $t,
+            ".recent_sessions END, ",
+            "last_seen_at = GREATEST(",
+            $t,
+            ".last_seen_at, ",
+            $now,
+            ")"
+        )
+    };
+}
+
+fn corrupt(what: &str) -> Error {
+    Error::internal(format!("an app row has an unknown {what}"))
+}
+
+fn status(text: &str) -> Result<DeviceStatus> {
+    DeviceStatus::parse(text).ok_or_else(|| corrupt("status"))
+}
+
+fn identity(text: &str) -> Result<Identity> {
+    Identity::parse(text).ok_or_else(|| corrupt("identity"))
+}
+
+fn count(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+#[derive(QueryableByName)]
+struct DeviceRecordRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    workspace_id: Uuid,
+    #[diesel(sql_type = Text)]
+    status: String,
+    #[diesel(sql_type = Bytea)]
+    refresh_digest: Vec<u8>,
+    #[diesel(sql_type = Timestamptz)]
+    refresh_expires_at: OffsetDateTime,
+    #[diesel(sql_type = Nullable<SqlUuid>)]
+    user_id: Option<Uuid>,
+    #[diesel(sql_type = Nullable<Bool>)]
+    user_has_external_id: Option<bool>,
+}
+
+impl DeviceRecordRow {
+    fn into_domain(self) -> Result<DeviceRecord> {
+        Ok(DeviceRecord {
+            id: DeviceId(self.id),
+            workspace_id: WorkspaceId(self.workspace_id),
+            status: status(&self.status)?,
+            refresh_digest: self.refresh_digest,
+            refresh_expires_at: self.refresh_expires_at,
+            user: self.user_id.map(|u| (AppUserId(u), self.user_has_external_id.unwrap_or(false))),
+        })
+    }
+}
+
+const DEVICE_RECORD_SQL: &str = "SELECT d.id, d.workspace_id, d.status, d.refresh_digest, d.refresh_expires_at, \
+     d.user_id, u.has_external_id AS user_has_external_id \
+     FROM app_devices d LEFT JOIN app_users u ON u.id = d.user_id";
+
+#[derive(QueryableByName)]
+struct VerifiedRow {
+    #[diesel(sql_type = Bool)]
+    verified: bool,
+}
+
+#[derive(QueryableByName)]
+struct IdRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+}
+
+#[derive(QueryableByName)]
+struct LockedDeviceRow {
+    #[diesel(sql_type = Text)]
+    status: String,
+    #[diesel(sql_type = Bytea)]
+    refresh_digest: Vec<u8>,
+}
+
+#[derive(QueryableByName)]
+struct BeatRow {
+    #[diesel(sql_type = SqlUuid)]
+    device_id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    workspace_id: Uuid,
+    #[diesel(sql_type = Timestamptz)]
+    refresh_expires_at: OffsetDateTime,
+    #[diesel(sql_type = Timestamptz)]
+    start: OffsetDateTime,
+    #[diesel(sql_type = Bool)]
+    allowed: bool,
+    #[diesel(sql_type = Nullable<SqlUuid>)]
+    install_id: Option<Uuid>,
+    #[diesel(sql_type = Nullable<SqlUuid>)]
+    campaign_id: Option<Uuid>,
+}
+
+impl BeatRow {
+    fn outcome(row: Option<Self>, now: OffsetDateTime, rate: Option<HeartbeatRate>) -> BeatOutcome {
+        let Some(row) = row else { return BeatOutcome::Refused };
+        if let (false, Some(rate)) = (row.allowed, rate) {
+            return BeatOutcome::RateLimited { retry_after: row.start - (now + rate.tolerance()) };
+        }
+        BeatOutcome::Beat(BeatRecord {
+            device_id: DeviceId(row.device_id),
+            workspace_id: WorkspaceId(row.workspace_id),
+            install: row.install_id.zip(row.campaign_id).map(|(i, c)| (AppInstallId(i), CampaignId(c))),
+            refresh_expires_at: row.refresh_expires_at,
+        })
+    }
+}
+
+#[derive(QueryableByName)]
+struct AttributionRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = Nullable<SqlUuid>)]
+    user_id: Option<Uuid>,
+    #[diesel(sql_type = Text)]
+    identity: String,
+    #[diesel(sql_type = Nullable<SqlUuid>)]
+    install_id: Option<Uuid>,
+}
+
+#[derive(QueryableByName)]
+struct DeviceViewRow {
+    #[diesel(sql_type = BigInt)]
+    position: i64,
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = Nullable<SqlUuid>)]
+    user_id: Option<Uuid>,
+    #[diesel(sql_type = Text)]
+    identity: String,
+    #[diesel(sql_type = Bool)]
+    has_email: bool,
+    #[diesel(sql_type = Bool)]
+    has_phone: bool,
+    #[diesel(sql_type = Text)]
+    app_id: String,
+    #[diesel(sql_type = Text)]
+    app_version: String,
+    #[diesel(sql_type = Text)]
+    platform: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    device_model: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    os_version: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    locale: Option<String>,
+    #[diesel(sql_type = Nullable<Jsonb>)]
+    metadata: Option<serde_json::Value>,
+    #[diesel(sql_type = Text)]
+    status: String,
+    #[diesel(sql_type = Timestamptz)]
+    first_seen_at: OffsetDateTime,
+    #[diesel(sql_type = Timestamptz)]
+    last_seen_at: OffsetDateTime,
+    #[diesel(sql_type = BigInt)]
+    heartbeat_count: i64,
+    #[diesel(sql_type = BigInt)]
+    feedback_count: i64,
+    #[diesel(sql_type = BigInt)]
+    session_count: i64,
+    #[diesel(sql_type = Array<Timestamptz>)]
+    recent_sessions: Vec<OffsetDateTime>,
+}
+
+impl DeviceViewRow {
+    fn into_domain(self) -> Result<DeviceView> {
+        Ok(DeviceView {
+            position: self.position,
+            device_id: DeviceId(self.id),
+            user_id: self.user_id.map(AppUserId),
+            identity: identity(&self.identity)?,
+            has_email: self.has_email,
+            has_phone: self.has_phone,
+            app_id: self.app_id,
+            app_version: self.app_version,
+            platform: AppPlatform::parse(&self.platform).ok_or_else(|| corrupt("platform"))?,
+            device_model: self.device_model,
+            os_version: self.os_version,
+            locale: self.locale,
+            metadata: match self.metadata {
+                Some(serde_json::Value::Object(map)) => Some(map),
+                _ => None,
+            },
+            status: status(&self.status)?,
+            first_seen_at: self.first_seen_at,
+            last_seen_at: self.last_seen_at,
+            heartbeat_count: count(self.heartbeat_count),
+            feedback_count: count(self.feedback_count),
+            session_count: count(self.session_count),
+            recent_sessions: self.recent_sessions,
+        })
+    }
+}
+
+#[derive(QueryableByName)]
+struct InstallViewRow {
+    #[diesel(sql_type = BigInt)]
+    position: i64,
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    campaign_id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    device_id: Uuid,
+    #[diesel(sql_type = Nullable<SqlUuid>)]
+    user_id: Option<Uuid>,
+    #[diesel(sql_type = Text)]
+    identity: String,
+    #[diesel(sql_type = Bool)]
+    has_email: bool,
+    #[diesel(sql_type = Bool)]
+    has_phone: bool,
+    #[diesel(sql_type = Text)]
+    app_id: String,
+    #[diesel(sql_type = Text)]
+    platform: String,
+    #[diesel(sql_type = Text)]
+    app_version: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    device_model: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    os_version: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    locale: Option<String>,
+    #[diesel(sql_type = Text)]
+    status: String,
+    #[diesel(sql_type = Timestamptz)]
+    first_seen_at: OffsetDateTime,
+    #[diesel(sql_type = Timestamptz)]
+    last_seen_at: OffsetDateTime,
+    #[diesel(sql_type = BigInt)]
+    heartbeat_count: i64,
+    #[diesel(sql_type = BigInt)]
+    feedback_count: i64,
+    #[diesel(sql_type = BigInt)]
+    session_count: i64,
+    #[diesel(sql_type = Array<Timestamptz>)]
+    recent_sessions: Vec<OffsetDateTime>,
+}
+
+impl InstallViewRow {
+    fn into_domain(self) -> Result<InstallView> {
+        Ok(InstallView {
+            position: self.position,
+            id: AppInstallId(self.id),
+            campaign_id: CampaignId(self.campaign_id),
+            device_id: DeviceId(self.device_id),
+            user_id: self.user_id.map(AppUserId),
+            identity: identity(&self.identity)?,
+            has_email: self.has_email,
+            has_phone: self.has_phone,
+            app_id: self.app_id,
+            platform: AppPlatform::parse(&self.platform).ok_or_else(|| corrupt("platform"))?,
+            app_version: self.app_version,
+            device_model: self.device_model,
+            os_version: self.os_version,
+            locale: self.locale,
+            status: status(&self.status)?,
+            first_seen_at: self.first_seen_at,
+            last_seen_at: self.last_seen_at,
+            heartbeat_count: count(self.heartbeat_count),
+            feedback_count: count(self.feedback_count),
+            session_count: count(self.session_count),
+            recent_sessions: self.recent_sessions,
+        })
+    }
+}
+
+/// Counts a started respondent session on its device and install (inside the start's transaction).
+pub(crate) async fn count_feedback(
+    conn: &mut AsyncPgConnection,
+    attribution: &Attribution,
+) -> std::result::Result<(), diesel::result::Error> {
+    sql_query("UPDATE app_devices SET feedback_count = feedback_count + 1 WHERE id = $1")
+        .bind::<SqlUuid, _>(attribution.device_id.0)
+        .execute(conn)
+        .await?;
+    if let Some(install) = attribution.install_id {
+        sql_query("UPDATE app_installs SET feedback_count = feedback_count + 1 WHERE id = $1")
+            .bind::<SqlUuid, _>(install.0)
+            .execute(conn)
+            .await?;
+    }
+    Ok(())
+}
+
+/// The rate's parameters in SQL: the latest theoretical arrival time that still admits a beat
+/// (null admits every beat) and the interval in seconds.
+fn rate_params(rate: Option<HeartbeatRate>, now: OffsetDateTime) -> (Option<OffsetDateTime>, f64) {
+    rate.map_or((None, 0.0), |r| (Some(now + r.tolerance()), r.interval.as_seconds_f64()))
+}
+
+impl AppRepository for PgStore {
+    async fn find_device(&self, workspace: WorkspaceId, id: DeviceId) -> Result<Option<DeviceRecord>> {
+        let rows: Vec<DeviceRecordRow> =
+            sql_query(format!("{DEVICE_RECORD_SQL} WHERE d.id = $1 AND d.workspace_id = $2"))
+                .bind::<SqlUuid, _>(id.0)
+                .bind::<SqlUuid, _>(workspace.0)
+                .load(&mut self.conn().await?)
+                .await
+                .map_err(from_diesel)?;
+        rows.into_iter().next().map(DeviceRecordRow::into_domain).transpose()
+    }
+
+    async fn find_device_by_vendor(
+        &self,
+        workspace: WorkspaceId,
+        app_id: &str,
+        vendor_digest: &[u8],
+    ) -> Result<Option<DeviceRecord>> {
+        let rows: Vec<DeviceRecordRow> = sql_query(format!(
+            "{DEVICE_RECORD_SQL} WHERE d.workspace_id = $1 AND d.app_id = $2 AND d.vendor_digest = $3"
+        ))
+        .bind::<SqlUuid, _>(workspace.0)
+        .bind::<Text, _>(app_id)
+        .bind::<Bytea, _>(vendor_digest)
+        .load(&mut self.conn().await?)
+        .await
+        .map_err(from_diesel)?;
+        rows.into_iter().next().map(DeviceRecordRow::into_domain).transpose()
+    }
+
+    async fn find_app_user(&self, workspace: WorkspaceId, id: AppUserId) -> Result<Option<AppUserRecord>> {
+        let rows: Vec<VerifiedRow> = sql_query("SELECT verified FROM app_users WHERE id = $1 AND workspace_id = $2")
+            .bind::<SqlUuid, _>(id.0)
+            .bind::<SqlUuid, _>(workspace.0)
+            .load(&mut self.conn().await?)
+            .await
+            .map_err(from_diesel)?;
+        Ok(rows.into_iter().next().map(|r| AppUserRecord { id, verified: r.verified }))
+    }
+
+    async fn save_registration(&self, r: &DeviceRegistration) -> Result<AppInstallId> {
+        let mut conn = self.conn().await?;
+        let gap_start = r.now - APP_SESSION_GAP;
+        let metadata = r.app.metadata.clone().map(serde_json::Value::Object);
+        let result = conn
+            .transaction::<_, TxError, _>(async |conn| {
+                if let Some(user) = &r.user {
+                    sql_query(
+                        "INSERT INTO app_users (id, workspace_id, has_external_id, email_sealed, phone_sealed, verified, \
+                         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7) \
+                         ON CONFLICT (id) DO UPDATE SET \
+                         email_sealed = COALESCE(EXCLUDED.email_sealed, app_users.email_sealed), \
+                         phone_sealed = COALESCE(EXCLUDED.phone_sealed, app_users.phone_sealed), \
+                         verified = app_users.verified OR EXCLUDED.verified, updated_at = EXCLUDED.updated_at",
+                    )
+                    .bind::<SqlUuid, _>(user.id.0)
+                    .bind::<SqlUuid, _>(r.workspace_id.0)
+                    .bind::<Bool, _>(user.has_external_id)
+                    .bind::<Nullable<Bytea>, _>(user.email_sealed.as_deref())
+                    .bind::<Nullable<Bytea>, _>(user.phone_sealed.as_deref())
+                    .bind::<Bool, _>(user.verified)
+                    .bind::<Timestamptz, _>(r.now)
+                    .execute(conn)
+                    .await?;
+                }
+                let user_id = r.user.as_ref().map(|u| u.id.0);
+                if let Some(expected) = &r.replaces_refresh_digest {
+                    let locked: Vec<LockedDeviceRow> =
+                        sql_query("SELECT status, refresh_digest FROM app_devices WHERE id = $1 FOR UPDATE")
+                            .bind::<SqlUuid, _>(r.device_id.0)
+                            .load(conn)
+                            .await?;
+                    let current = locked.into_iter().next().ok_or_else(|| {
+                        TxError::Domain(Error::refused(ErrorCode::Conflict, "the device was removed meanwhile"))
+                    })?;
+                    if current.status == DeviceStatus::Blocked.as_str() {
+                        return Err(TxError::Domain(Error::refused(
+                            ErrorCode::InstallBlocked,
+                            "this device is blocked by the workspace",
+                        )));
+                    }
+                    if &current.refresh_digest != expected {
+                        return Err(TxError::Domain(Error::refused(
+                            ErrorCode::Conflict,
+                            "a concurrent register of this device went first; register again",
+                        )));
+                    }
+                    // A vendor id moves to the device that proved itself last.
+                    if let Some(vendor) = &r.vendor_digest {
+                        sql_query(
+                            "UPDATE app_devices SET vendor_digest = NULL \
+                             WHERE workspace_id = $1 AND app_id = $2 AND vendor_digest = $3 AND id <> $4",
+                        )
+                        .bind::<SqlUuid, _>(r.workspace_id.0)
+                        .bind::<Text, _>(&r.app.app_id)
+                        .bind::<Bytea, _>(vendor)
+                        .bind::<SqlUuid, _>(r.device_id.0)
+                        .execute(conn)
+                        .await?;
+                    }
+                } else {
+                    sql_query(
+                        "INSERT INTO app_devices (id, workspace_id, app_id, platform, app_version, device_model, \
+                         os_version, locale, metadata, vendor_digest, status, refresh_digest, refresh_expires_at, \
+                         user_id, identity, latest_install_id, first_seen_at, last_seen_at, heartbeat_count, \
+                         feedback_count, session_count, recent_sessions) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'ACTIVE', $11, $12, $13, $14, $15, $16, $16, \
+                         0, 0, 1, ARRAY[$16::timestamptz])",
+                    )
+                    .bind::<SqlUuid, _>(r.device_id.0)
+                    .bind::<SqlUuid, _>(r.workspace_id.0)
+                    .bind::<Text, _>(&r.app.app_id)
+                    .bind::<Text, _>(r.app.platform.as_str())
+                    .bind::<Text, _>(&r.app.app_version)
+                    .bind::<Nullable<Text>, _>(r.app.device_model.as_deref())
+                    .bind::<Nullable<Text>, _>(r.app.os_version.as_deref())
+                    .bind::<Nullable<Text>, _>(r.app.locale.as_deref())
+                    .bind::<Nullable<Jsonb>, _>(metadata.as_ref())
+                    .bind::<Nullable<Bytea>, _>(r.vendor_digest.as_deref())
+                    .bind::<Bytea, _>(&r.refresh_digest)
+                    .bind::<Timestamptz, _>(r.refresh_expires_at)
+                    .bind::<Nullable<SqlUuid>, _>(user_id)
+                    .bind::<Text, _>(r.identity.as_str())
+                    .bind::<SqlUuid, _>(r.new_install_id.0)
+                    .bind::<Timestamptz, _>(r.now)
+                    .execute(conn)
+                    .await
+                    .map_err(|e| match violated_constraint(&e) {
+                        Some((_, c)) if c == "app_devices_vendor" => TxError::Domain(Error::refused(
+                            ErrorCode::Conflict,
+                            "a concurrent register of this device went first; register again",
+                        )),
+                        _ => TxError::Db(e),
+                    })?;
+                }
+                let installs: Vec<IdRow> = sql_query(concat!(
+                    "INSERT INTO app_installs AS i (id, campaign_id, device_id, app_id, platform, app_version, ",
+                    "device_model, os_version, locale, first_seen_at, last_seen_at, heartbeat_count, feedback_count, ",
+                    "session_count, recent_sessions) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, 0, 0, 1, ",
+                    "ARRAY[$10::timestamptz]) ON CONFLICT (campaign_id, device_id) DO UPDATE SET ",
+                    "app_id = EXCLUDED.app_id, platform = EXCLUDED.platform, app_version = EXCLUDED.app_version, ",
+                    "device_model = EXCLUDED.device_model, os_version = EXCLUDED.os_version, locale = EXCLUDED.locale, ",
+                    seen_sql!("i", "$10", "$11"),
+                    " RETURNING i.id"
+                ))
+                .bind::<SqlUuid, _>(r.new_install_id.0)
+                .bind::<SqlUuid, _>(r.campaign_id.0)
+                .bind::<SqlUuid, _>(r.device_id.0)
+                .bind::<Text, _>(&r.app.app_id)
+                .bind::<Text, _>(r.app.platform.as_str())
+                .bind::<Text, _>(&r.app.app_version)
+                .bind::<Nullable<Text>, _>(r.app.device_model.as_deref())
+                .bind::<Nullable<Text>, _>(r.app.os_version.as_deref())
+                .bind::<Nullable<Text>, _>(r.app.locale.as_deref())
+                .bind::<Timestamptz, _>(r.now)
+                .bind::<Timestamptz, _>(gap_start)
+                .load(conn)
+                .await?;
+                let install = installs
+                    .into_iter()
+                    .next()
+                    .map(|row| AppInstallId(row.id))
+                    .ok_or_else(|| TxError::Domain(Error::internal("install upsert returned no row")))?;
+                if r.replaces_refresh_digest.is_some() {
+                    sql_query(concat!(
+                        "UPDATE app_devices AS d SET app_id = $2, platform = $3, app_version = $4, device_model = $5, ",
+                        "os_version = $6, locale = $7, metadata = $8, vendor_digest = COALESCE($9, d.vendor_digest), ",
+                        "refresh_digest = $10, refresh_expires_at = $11, user_id = $12, identity = $13, ",
+                        "latest_install_id = $14, ",
+                        seen_sql!("d", "$15", "$16"),
+                        " WHERE d.id = $1"
+                    ))
+                    .bind::<SqlUuid, _>(r.device_id.0)
+                    .bind::<Text, _>(&r.app.app_id)
+                    .bind::<Text, _>(r.app.platform.as_str())
+                    .bind::<Text, _>(&r.app.app_version)
+                    .bind::<Nullable<Text>, _>(r.app.device_model.as_deref())
+                    .bind::<Nullable<Text>, _>(r.app.os_version.as_deref())
+                    .bind::<Nullable<Text>, _>(r.app.locale.as_deref())
+                    .bind::<Nullable<Jsonb>, _>(metadata.as_ref())
+                    .bind::<Nullable<Bytea>, _>(r.vendor_digest.as_deref())
+                    .bind::<Bytea, _>(&r.refresh_digest)
+                    .bind::<Timestamptz, _>(r.refresh_expires_at)
+                    .bind::<Nullable<SqlUuid>, _>(user_id)
+                    .bind::<Text, _>(r.identity.as_str())
+                    .bind::<SqlUuid, _>(install.0)
+                    .bind::<Timestamptz, _>(r.now)
+                    .bind::<Timestamptz, _>(gap_start)
+                    .execute(conn)
+                    .await?;
+                }
+                Ok(install)
+            })
+            .await;
+        Ok(result?)
+    }
+
+    async fn beat_device(&self, beat: &DeviceBeat) -> Result<BeatOutcome> {
+        let (limit_at, interval) = rate_params(beat.rate, beat.now);
+        // `cur` proves and locks the device and decides the rate; the two updates count the beat
+        // on the device and its latest install only when it is admitted.
+        let rows: Vec<BeatRow> = sql_query(concat!(
+            "WITH cur AS (SELECT id, workspace_id, latest_install_id, ",
+            "GREATEST(COALESCE(heartbeat_tat, $3), $3) AS start, ",
+            "($4::timestamptz IS NULL OR GREATEST(COALESCE(heartbeat_tat, $3), $3) <= $4) AS allowed ",
+            "FROM app_devices WHERE id = $1 AND refresh_digest = $2 AND status = 'ACTIVE' AND refresh_expires_at > $3 ",
+            "FOR UPDATE), ",
+            "d AS (UPDATE app_devices AS d SET heartbeat_tat = CASE WHEN $4::timestamptz IS NULL THEN d.heartbeat_tat ",
+            "ELSE cur.start + make_interval(secs => $5) END, ",
+            "heartbeat_count = d.heartbeat_count + 1, app_version = COALESCE($7, d.app_version), ",
+            "os_version = COALESCE($8, d.os_version), locale = COALESCE($9, d.locale), refresh_expires_at = $10, ",
+            seen_sql!("d", "$3", "$6"),
+            " FROM cur WHERE d.id = cur.id AND cur.allowed RETURNING d.refresh_expires_at), ",
+            "i AS (UPDATE app_installs AS i SET heartbeat_count = i.heartbeat_count + 1, ",
+            "app_version = COALESCE($7, i.app_version), os_version = COALESCE($8, i.os_version), ",
+            "locale = COALESCE($9, i.locale), ",
+            seen_sql!("i", "$3", "$6"),
+            " FROM cur WHERE i.id = cur.latest_install_id AND cur.allowed RETURNING i.id, i.campaign_id) ",
+            "SELECT cur.id AS device_id, cur.workspace_id, $10 AS refresh_expires_at, cur.start, cur.allowed, ",
+            "i.id AS install_id, i.campaign_id FROM cur LEFT JOIN i ON true"
+        ))
+        .bind::<SqlUuid, _>(beat.device_id.0)
+        .bind::<Bytea, _>(&beat.refresh_digest)
+        .bind::<Timestamptz, _>(beat.now)
+        .bind::<Nullable<Timestamptz>, _>(limit_at)
+        .bind::<Double, _>(interval)
+        .bind::<Timestamptz, _>(beat.now - APP_SESSION_GAP)
+        .bind::<Nullable<Text>, _>(beat.facts.app_version.as_deref())
+        .bind::<Nullable<Text>, _>(beat.facts.os_version.as_deref())
+        .bind::<Nullable<Text>, _>(beat.facts.locale.as_deref())
+        .bind::<Timestamptz, _>(beat.refresh_expires_at)
+        .load(&mut self.conn().await?)
+        .await
+        .map_err(from_diesel)?;
+        Ok(BeatRow::outcome(rows.into_iter().next(), beat.now, beat.rate))
+    }
+
+    async fn beat_install(&self, beat: &InstallBeat) -> Result<BeatOutcome> {
+        let (limit_at, interval) = rate_params(beat.rate, beat.now);
+        let rows: Vec<BeatRow> = sql_query(concat!(
+            "WITH cur AS (SELECT i.id, i.device_id, i.campaign_id, dev.workspace_id, dev.refresh_expires_at, ",
+            "GREATEST(COALESCE(i.heartbeat_tat, $3), $3) AS start, ",
+            "($4::timestamptz IS NULL OR GREATEST(COALESCE(i.heartbeat_tat, $3), $3) <= $4) AS allowed ",
+            "FROM app_installs i JOIN app_devices dev ON dev.id = i.device_id ",
+            "WHERE i.id = $1 AND i.campaign_id = $2 AND dev.status = 'ACTIVE' FOR UPDATE OF i), ",
+            "i AS (UPDATE app_installs AS i SET heartbeat_tat = CASE WHEN $4::timestamptz IS NULL THEN i.heartbeat_tat ",
+            "ELSE cur.start + make_interval(secs => $5) END, ",
+            "heartbeat_count = i.heartbeat_count + 1, app_version = COALESCE($7, i.app_version), ",
+            "os_version = COALESCE($8, i.os_version), locale = COALESCE($9, i.locale), ",
+            seen_sql!("i", "$3", "$6"),
+            " FROM cur WHERE i.id = cur.id AND cur.allowed RETURNING i.id), ",
+            "d AS (UPDATE app_devices AS d SET heartbeat_count = d.heartbeat_count + 1, ",
+            "app_version = COALESCE($7, d.app_version), os_version = COALESCE($8, d.os_version), ",
+            "locale = COALESCE($9, d.locale), ",
+            seen_sql!("d", "$3", "$6"),
+            " FROM cur WHERE d.id = cur.device_id AND cur.allowed RETURNING d.id) ",
+            "SELECT cur.device_id, cur.workspace_id, cur.refresh_expires_at, cur.start, cur.allowed, ",
+            "cur.id AS install_id, cur.campaign_id FROM cur"
+        ))
+        .bind::<SqlUuid, _>(beat.install_id.0)
+        .bind::<SqlUuid, _>(beat.campaign_id.0)
+        .bind::<Timestamptz, _>(beat.now)
+        .bind::<Nullable<Timestamptz>, _>(limit_at)
+        .bind::<Double, _>(interval)
+        .bind::<Timestamptz, _>(beat.now - APP_SESSION_GAP)
+        .bind::<Nullable<Text>, _>(beat.facts.app_version.as_deref())
+        .bind::<Nullable<Text>, _>(beat.facts.os_version.as_deref())
+        .bind::<Nullable<Text>, _>(beat.facts.locale.as_deref())
+        .load(&mut self.conn().await?)
+        .await
+        .map_err(from_diesel)?;
+        Ok(BeatRow::outcome(rows.into_iter().next(), beat.now, beat.rate))
+    }
+
+    async fn attribution(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        key: AttributionKey,
+    ) -> Result<Option<Attribution>> {
+        let (device_sql, id) = match key {
+            AttributionKey::Device(id) => ("$3", id.0),
+            AttributionKey::Install(id) => {
+                ("(SELECT device_id FROM app_installs WHERE id = $3 AND campaign_id = $2)", id.0)
+            }
+        };
+        let rows: Vec<AttributionRow> = sql_query(format!(
+            "SELECT d.id, d.user_id, d.identity, i.id AS install_id FROM app_devices d \
+             LEFT JOIN app_installs i ON i.device_id = d.id AND i.campaign_id = $2 \
+             WHERE d.workspace_id = $1 AND d.status = 'ACTIVE' AND d.id = {device_sql}"
+        ))
+        .bind::<SqlUuid, _>(workspace.0)
+        .bind::<SqlUuid, _>(campaign.0)
+        .bind::<SqlUuid, _>(id)
+        .load(&mut self.conn().await?)
+        .await
+        .map_err(from_diesel)?;
+        rows.into_iter()
+            .next()
+            .map(|r| {
+                Ok(Attribution {
+                    device_id: DeviceId(r.id),
+                    user_id: r.user_id.map(AppUserId),
+                    identity: identity(&r.identity)?,
+                    install_id: r.install_id.map(AppInstallId),
+                })
+            })
+            .transpose()
+    }
+
+    async fn list_devices(
+        &self,
+        workspace: WorkspaceId,
+        app_id: Option<&str>,
+        page: &PageRequest,
+    ) -> Result<Vec<DeviceView>> {
+        let rows: Vec<DeviceViewRow> = sql_query(
+            "SELECT d.position, d.id, d.user_id, d.identity, u.email_sealed IS NOT NULL AS has_email, \
+             u.phone_sealed IS NOT NULL AS has_phone, d.app_id, d.app_version, d.platform, d.device_model, \
+             d.os_version, d.locale, d.metadata, d.status, d.first_seen_at, d.last_seen_at, d.heartbeat_count, \
+             d.feedback_count, d.session_count, d.recent_sessions \
+             FROM app_devices d LEFT JOIN app_users u ON u.id = d.user_id \
+             WHERE d.workspace_id = $1 AND ($2::text IS NULL OR d.app_id = $2) \
+             AND d.position > $3 ORDER BY d.position LIMIT $4",
+        )
+        .bind::<SqlUuid, _>(workspace.0)
+        .bind::<Nullable<Text>, _>(app_id)
+        .bind::<BigInt, _>(page.after.map_or(0, |k| k.position))
+        .bind::<BigInt, _>(i64::from(page.limit) + 1)
+        .load(&mut self.conn().await?)
+        .await
+        .map_err(from_diesel)?;
+        rows.into_iter().map(DeviceViewRow::into_domain).collect()
+    }
+
+    async fn list_installs(&self, campaign: CampaignId, page: &PageRequest) -> Result<Vec<InstallView>> {
+        let rows: Vec<InstallViewRow> = sql_query(
+            "SELECT i.position, i.id, i.campaign_id, i.device_id, d.user_id, d.identity, \
+             u.email_sealed IS NOT NULL AS has_email, u.phone_sealed IS NOT NULL AS has_phone, i.app_id, \
+             i.platform, i.app_version, i.device_model, i.os_version, i.locale, d.status, i.first_seen_at, \
+             i.last_seen_at, i.heartbeat_count, i.feedback_count, i.session_count, i.recent_sessions \
+             FROM app_installs i JOIN app_devices d ON d.id = i.device_id \
+             LEFT JOIN app_users u ON u.id = d.user_id \
+             WHERE i.campaign_id = $1 AND i.position > $2 ORDER BY i.position LIMIT $3",
+        )
+        .bind::<SqlUuid, _>(campaign.0)
+        .bind::<BigInt, _>(page.after.map_or(0, |k| k.position))
+        .bind::<BigInt, _>(i64::from(page.limit) + 1)
+        .load(&mut self.conn().await?)
+        .await
+        .map_err(from_diesel)?;
+        rows.into_iter().map(InstallViewRow::into_domain).collect()
+    }
+
+    async fn set_device_status(&self, id: DeviceId, status: DeviceStatus) -> Result<bool> {
+        let updated = sql_query("UPDATE app_devices SET status = $2 WHERE id = $1")
+            .bind::<SqlUuid, _>(id.0)
+            .bind::<Text, _>(status.as_str())
+            .execute(&mut self.conn().await?)
+            .await
+            .map_err(from_diesel)?;
+        Ok(updated == 1)
+    }
+}
