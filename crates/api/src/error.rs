@@ -24,11 +24,15 @@ pub struct ErrorBody {
 
 pub const fn status_of(code: ErrorCode) -> StatusCode {
     match code {
-        ErrorCode::Unauthenticated => StatusCode::UNAUTHORIZED,
+        ErrorCode::Unauthenticated
+        | ErrorCode::UserHashInvalid
+        | ErrorCode::InstallInvalid
+        | ErrorCode::DeviceAuthInvalid => StatusCode::UNAUTHORIZED,
         ErrorCode::InsufficientPermission
         | ErrorCode::NoOrg
         | ErrorCode::LaunchSignatureRequired
-        | ErrorCode::LaunchTokenInvalid => StatusCode::FORBIDDEN,
+        | ErrorCode::LaunchTokenInvalid
+        | ErrorCode::InstallBlocked => StatusCode::FORBIDDEN,
         ErrorCode::WorkspaceRequired | ErrorCode::ValidationFailed | ErrorCode::NotLaunchReady => {
             StatusCode::BAD_REQUEST
         }

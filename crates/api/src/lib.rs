@@ -1,6 +1,7 @@
 //! The HTTP layer: it parses, calls one domain service, and maps the result. It knows the domain's
 //! ports only through [`Platform`], never which adapters stand behind them.
 
+pub mod apps;
 pub mod channel;
 pub mod error;
 pub mod health;
@@ -29,6 +30,7 @@ pub fn configure<P: Platform>(state: web::Data<AppState<P>>) -> impl FnOnce(&mut
             .configure(channel::configure::<P>)
             .configure(studio::configure::<P>)
             .configure(public::configure::<P>)
+            .configure(apps::configure::<P>)
             .default_service(web::to(unknown_route));
     }
 }

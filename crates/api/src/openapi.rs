@@ -8,11 +8,12 @@ use pulse_domain::ErrorCode;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::channel::{campaigns, identity};
+use crate::apps;
+use crate::channel::{campaigns, devices, identity};
 use crate::error::{ErrorBody, status_of};
 use crate::health;
 use crate::public;
-use crate::studio::launch_keys;
+use crate::studio::{app_installs, launch_keys};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -34,6 +35,11 @@ use crate::studio::launch_keys;
         launch_keys::create,
         launch_keys::revoke,
         launch_keys::set_access,
+        app_installs::list,
+        devices::list_devices,
+        devices::list_installs,
+        apps::register,
+        apps::heartbeat,
         public::access,
         public::start,
         public::answer,
@@ -48,7 +54,9 @@ use crate::studio::launch_keys;
         (name = "identity", description = "The calling key and its workspaces"),
         (name = "campaigns", description = "Provisioning, audiences and launch"),
         (name = "sessions", description = "Minting single-use respondent links"),
-        (name = "studio", description = "Launch keys and signing, for signed-in Studio users"),
+        (name = "studio", description = "Launch keys, signing and app installs, for signed-in Studio users"),
+        (name = "devices", description = "App devices and installs, as partners see them"),
+        (name = "apps", description = "Mobile apps: install registration and heartbeats, no secret"),
         (name = "public", description = "The respondent page's routes: no secret"),
         (name = "operations", description = "Probes for orchestrators"),
     )

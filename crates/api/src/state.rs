@@ -1,12 +1,13 @@
 use std::net::IpAddr;
 
+use pulse_domain::apps::Apps;
 use pulse_domain::clock::Clock;
 use pulse_domain::idempotency::Idempotency;
 use pulse_domain::launch::LaunchTokenCodec;
 use pulse_domain::launch_keys::LaunchKeys;
 use pulse_domain::ports::{
-    CampaignRepository, Crypto, HealthCheck, IdempotencyStore, LaunchRepository, QuotaCounter, SessionStore,
-    TenancyRepository,
+    AppRepository, CampaignRepository, Crypto, HealthCheck, IdempotencyStore, LaunchRepository, QuotaCounter,
+    SessionStore, TenancyRepository,
 };
 use pulse_domain::provisioning::Campaigns;
 use pulse_domain::quota::Quotas;
@@ -25,6 +26,7 @@ pub trait Platform: Send + Sync + 'static {
         + CampaignRepository
         + LaunchRepository
         + SessionStore
+        + AppRepository
         + Clone;
     type Crypto: Crypto + Clone;
     type Clock: Clock + Clone;
@@ -57,6 +59,7 @@ pub struct AppState<P: Platform> {
     pub campaigns: CampaignService<P>,
     pub respondents: Respondents<P::Store, P::Crypto, P::Clock, P::LaunchTokens>,
     pub launch_keys: LaunchKeys<P::Store, P::Crypto, P::Clock>,
+    pub apps: Apps<P::Store, P::Crypto, P::Clock>,
     pub studio_tokens: P::StudioTokens,
     pub clock: P::Clock,
     pub network: NetworkPolicy,

@@ -7,7 +7,8 @@ use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 use pulse_clock::SystemClock;
 use pulse_crypto::JwtStudioTokens;
-use pulse_domain::ids::{BusinessId, WorkspaceId};
+use pulse_domain::apps::{Apps, DeviceStatus};
+use pulse_domain::ids::{BusinessId, DeviceId, WorkspaceId};
 use pulse_domain::services::{Admin, KeyRequest};
 use pulse_domain::studio::issue_studio_token;
 use secrecy::ExposeSecret as _;
@@ -61,8 +62,22 @@ pub enum AdminCommand {
         #[command(subcommand)]
         command: WorkspaceCommand,
     },
+    /// App devices.
+    Device {
+        #[command(subcommand)]
+        command: DeviceCommand,
+    },
     /// Sign a Studio session token.
     StudioToken(StudioTokenArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DeviceCommand {
+    /// Block a device: its registers are refused, its heartbeats fail and its feedback is no
+    /// longer attributed to it.
+    Block { id: Uuid },
+    /// Let a blocked device back in.
+    Unblock { id: Uuid },
 }
 
 #[derive(Debug, Subcommand)]
@@ -178,8 +193,18 @@ async fn serve(settings: Settings, dev: bool) -> anyhow::Result<()> {
 
 async fn admin(settings: Settings, command: AdminCommand) -> anyhow::Result<()> {
     let clock = SystemClock;
-    let admin = Admin::new(store_from(&settings)?, crypto_from(&settings)?, clock);
+    let store = store_from(&settings)?;
+    let crypto = crypto_from(&settings)?;
+    let admin = Admin::new(store.clone(), crypto.clone(), clock);
     match command {
+        AdminCommand::Device { command } => {
+            let (id, status) = match command {
+                DeviceCommand::Block { id } => (id, DeviceStatus::Blocked),
+                DeviceCommand::Unblock { id } => (id, DeviceStatus::Active),
+            };
+            let status = Apps::new(store, crypto, clock, None).set_device_status(DeviceId(id), status).await?;
+            print_json(&json!({ "deviceId": id, "status": status.as_str() }))
+        }
         AdminCommand::Business { command: BusinessCommand::Create { name } } => {
             let business = admin.create_business(&name).await?;
             print_json(&json!({ "id": business.id }))

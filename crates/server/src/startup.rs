@@ -11,6 +11,7 @@ use anyhow::Context as _;
 use pulse_api::{AppState, NetworkPolicy, Platform};
 use pulse_clock::SystemClock;
 use pulse_crypto::{JwtLaunchTokens, JwtStudioTokens, MasterKey, RingCrypto};
+use pulse_domain::apps::{Apps, HEARTBEAT_RATE};
 use pulse_domain::clock::{Clock, SettableClock};
 use pulse_domain::idempotency::Idempotency;
 use pulse_domain::launch_keys::LaunchKeys;
@@ -116,7 +117,8 @@ impl Application {
                 &settings.survey_url,
             ),
             respondents: Respondents::new(store.clone(), crypto.clone(), clock.clone(), launch_tokens),
-            launch_keys: LaunchKeys::new(store.clone(), crypto, clock.clone()),
+            launch_keys: LaunchKeys::new(store.clone(), crypto.clone(), clock.clone()),
+            apps: Apps::new(store.clone(), crypto, clock.clone(), settings.quotas.enabled.then_some(HEARTBEAT_RATE)),
             studio_tokens: studio_tokens_from(settings),
             clock,
             network: NetworkPolicy { trusted_proxies: settings.trusted_proxies.clone() },

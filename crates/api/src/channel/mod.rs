@@ -1,6 +1,7 @@
 //! The channel routes, `/api/v1/channel`: partners' servers, authenticated by API key.
 
 pub mod campaigns;
+pub mod devices;
 pub mod identity;
 
 use actix_web::{HttpRequest, web};
@@ -25,6 +26,8 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
             )
             .service(web::resource("/campaigns").route(web::post().to(campaigns::provision::<P>)))
             .service(web::resource("/campaigns/{id}").route(web::get().to(campaigns::get_campaign::<P>)))
+            .service(web::resource("/campaigns/{id}/installs").route(web::get().to(devices::list_installs::<P>)))
+            .service(web::resource("/devices").route(web::get().to(devices::list_devices::<P>)))
             .service(
                 web::resource("/campaigns/{id}/respondents")
                     // Up to 1000 rows of contact details.

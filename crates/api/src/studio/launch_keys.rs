@@ -4,7 +4,7 @@ use actix_web::http::StatusCode;
 use actix_web::web::{Bytes, Data, Path};
 use actix_web::{HttpRequest, HttpResponse};
 use pulse_domain::Error;
-use pulse_domain::ids::{CampaignId, LaunchKeyId};
+use pulse_domain::ids::LaunchKeyId;
 use pulse_domain::launch::LaunchKey;
 use pulse_domain::quota::QuotaFamily;
 use pulse_domain::studio::{PERMISSION_BUILD, PERMISSION_VIEW};
@@ -15,6 +15,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::{authenticate, user_subject};
+use crate::channel::campaigns::campaign_id;
 use crate::error::{ApiError, ErrorBody};
 use crate::request::{Reply, idempotent, json_response, parse_json};
 use crate::state::{AppState, Platform};
@@ -66,11 +67,6 @@ pub struct LaunchKeyListBody {
 pub struct LaunchAccessBody {
     /// When true, public starts need a signed launch token (or a minted link).
     pub require_signed: bool,
-}
-
-/// A path id that is not a uuid names no campaign: the same 404 as an unknown one.
-fn campaign_id(text: &str) -> Result<CampaignId, ApiError> {
-    text.parse().map_err(|_| ApiError(Error::not_found("campaign")))
 }
 
 /// The campaign's active launch keys (never their secrets) and its signing setting.

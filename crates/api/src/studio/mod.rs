@@ -1,6 +1,7 @@
 //! The Studio routes, `/api/v1/campaigns/{campaignId}/...`: signed-in Studio users, with a
 //! bearer Studio JWT carrying permissions.
 
+pub mod app_installs;
 pub mod launch_keys;
 
 use actix_web::{HttpRequest, web};
@@ -23,7 +24,8 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
             .service(
                 web::resource("/{campaign_id}/launch-keys/{key_id}").route(web::delete().to(launch_keys::revoke::<P>)),
             )
-            .service(web::resource("/{campaign_id}/launch-access").route(web::put().to(launch_keys::set_access::<P>))),
+            .service(web::resource("/{campaign_id}/launch-access").route(web::put().to(launch_keys::set_access::<P>)))
+            .service(web::resource("/{campaign_id}/app-installs").route(web::get().to(app_installs::list::<P>))),
     );
 }
 

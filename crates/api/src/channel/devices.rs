@@ -1,0 +1,271 @@
+//! `GET CH/devices` and `GET CH/campaigns/{id}/installs`: what apps registered, never an email or
+//! a phone.
+
+use actix_web::http::StatusCode;
+use actix_web::web::{Data, Path, Query};
+use actix_web::{HttpRequest, HttpResponse};
+use pulse_domain::apps::{DeviceView, InstallView};
+use pulse_domain::paging::Page;
+use pulse_domain::quota::QuotaFamily;
+use pulse_domain::tenancy::Scope;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::{IntoParams, ToSchema};
+
+use super::campaigns::campaign_id;
+use super::{Admitted, admit};
+use crate::error::{ApiError, ErrorBody};
+use crate::request::{json_response, workspace_header};
+use crate::state::{AppState, Platform};
+
+/// `limit` and `cursor` are read as text so a bad one gets the error envelope naming it.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct PageQuery {
+    /// 1 to 200; default 50.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 200)]
+    pub limit: Option<String>,
+    /// `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct DeviceQuery {
+    /// 1 to 200; default 50.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 200)]
+    pub limit: Option<String>,
+    /// `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+    /// Only devices of this app (bundle id or package name).
+    pub app_id: Option<String>,
+}
+
+fn rfc3339_list<S: serde::Serializer>(times: &[OffsetDateTime], serializer: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq as _;
+    let mut seq = serializer.serialize_seq(Some(times.len()))?;
+    for t in times {
+        seq.serialize_element(
+            &t.format(&time::format_description::well_known::Rfc3339).map_err(serde::ser::Error::custom)?,
+        )?;
+    }
+    seq.end()
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeviceBody {
+    pub device_id: uuid::Uuid,
+    pub user_id: Option<uuid::Uuid>,
+    /// `anonymous`, `self_declared` or `verified`.
+    pub identity: &'static str,
+    /// Whether an email is held (never the value).
+    pub has_email: bool,
+    /// Whether a phone is held (never the value).
+    pub has_phone: bool,
+    pub app_id: String,
+    pub app_version: String,
+    /// `ios`, `android`, `web` or `other`.
+    pub platform: &'static str,
+    pub device_model: Option<String>,
+    pub os_version: Option<String>,
+    pub locale: Option<String>,
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+    /// `ACTIVE` or `BLOCKED`.
+    pub status: &'static str,
+    #[serde(with = "time::serde::rfc3339")]
+    pub first_seen_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub last_seen_at: OffsetDateTime,
+    pub heartbeat_count: u64,
+    /// Respondent sessions started from the device.
+    pub feedback_count: u64,
+    /// App sessions: a heartbeat or register after 30 minutes without one starts a new one.
+    pub session_count: u64,
+    /// Starts of the latest app sessions (at most 10), newest first.
+    #[schema(value_type = Vec<String>, format = DateTime)]
+    #[serde(serialize_with = "rfc3339_list")]
+    pub recent_sessions: Vec<OffsetDateTime>,
+}
+
+impl From<DeviceView> for DeviceBody {
+    fn from(d: DeviceView) -> Self {
+        Self {
+            device_id: d.device_id.0,
+            user_id: d.user_id.map(|u| u.0),
+            identity: d.identity.as_str(),
+            has_email: d.has_email,
+            has_phone: d.has_phone,
+            app_id: d.app_id,
+            app_version: d.app_version,
+            platform: d.platform.as_str(),
+            device_model: d.device_model,
+            os_version: d.os_version,
+            locale: d.locale,
+            metadata: d.metadata,
+            status: d.status.as_str(),
+            first_seen_at: d.first_seen_at,
+            last_seen_at: d.last_seen_at,
+            heartbeat_count: d.heartbeat_count,
+            feedback_count: d.feedback_count,
+            session_count: d.session_count,
+            recent_sessions: d.recent_sessions,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DevicePage {
+    pub items: Vec<DeviceBody>,
+    /// Pass back as `cursor` until it is null.
+    pub next_cursor: Option<String>,
+}
+
+/// A device's registration against one campaign.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InstallBody {
+    pub id: uuid::Uuid,
+    pub campaign_id: uuid::Uuid,
+    pub app_id: String,
+    /// `ios`, `android`, `web` or `other`.
+    pub platform: &'static str,
+    pub app_version: String,
+    pub device_model: Option<String>,
+    pub os_version: Option<String>,
+    pub locale: Option<String>,
+    /// The device's status: `ACTIVE` or `BLOCKED`.
+    pub status: &'static str,
+    #[serde(with = "time::serde::rfc3339")]
+    pub first_seen_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub last_seen_at: OffsetDateTime,
+    /// Heartbeats counted on this install.
+    pub heartbeat_count: u64,
+    /// App sessions of this install.
+    pub session_count: u64,
+    pub device_id: Option<uuid::Uuid>,
+    pub user_id: Option<uuid::Uuid>,
+    /// `anonymous`, `self_declared` or `verified`.
+    pub identity: &'static str,
+    pub has_email: bool,
+    pub has_phone: bool,
+    /// Respondent sessions of this campaign started from the device.
+    pub feedback_count: u64,
+    /// Starts of the install's latest app sessions (at most 10), newest first.
+    #[schema(value_type = Vec<String>, format = DateTime)]
+    #[serde(serialize_with = "rfc3339_list")]
+    pub recent_sessions: Vec<OffsetDateTime>,
+    /// The same count as `sessionCount`, under the name earlier SDK dashboards read.
+    pub app_session_count: u64,
+}
+
+impl From<InstallView> for InstallBody {
+    fn from(i: InstallView) -> Self {
+        Self {
+            id: i.id.0,
+            campaign_id: i.campaign_id.0,
+            app_id: i.app_id,
+            platform: i.platform.as_str(),
+            app_version: i.app_version,
+            device_model: i.device_model,
+            os_version: i.os_version,
+            locale: i.locale,
+            status: i.status.as_str(),
+            first_seen_at: i.first_seen_at,
+            last_seen_at: i.last_seen_at,
+            heartbeat_count: i.heartbeat_count,
+            session_count: i.session_count,
+            device_id: Some(i.device_id.0),
+            user_id: i.user_id.map(|u| u.0),
+            identity: i.identity.as_str(),
+            has_email: i.has_email,
+            has_phone: i.has_phone,
+            feedback_count: i.feedback_count,
+            recent_sessions: i.recent_sessions,
+            app_session_count: i.session_count,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InstallPage {
+    pub items: Vec<InstallBody>,
+    /// Pass back as `cursor` until it is null.
+    pub next_cursor: Option<String>,
+}
+
+impl From<Page<InstallView>> for InstallPage {
+    fn from(page: Page<InstallView>) -> Self {
+        Self { items: page.items.into_iter().map(InstallBody::from).collect(), next_cursor: page.next_cursor }
+    }
+}
+
+/// The workspace's app devices, oldest first; items added while paging appear on later pages.
+#[utoipa::path(
+    get, path = "/api/v1/channel/devices", tag = "devices",
+    security(("apiKey" = []), ("bearer" = [])),
+    params(("X-SVC-Workspace" = Option<uuid::Uuid>, Header), DeviceQuery),
+    responses(
+        (status = 200, body = DevicePage),
+        (status = 400, description = "VALIDATION_FAILED: bad `limit` or `cursor`; WORKSPACE_REQUIRED", body = ErrorBody),
+        (status = 401, description = "UNAUTHENTICATED", body = ErrorBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSION (channel:results) or NO_ORG", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND: a workspace the key does not reach", body = ErrorBody),
+        (status = 429, description = "RATE_LIMITED: `device_read`", body = ErrorBody),
+    )
+)]
+pub async fn list_devices<P: Platform>(
+    state: Data<AppState<P>>,
+    req: HttpRequest,
+    query: Query<DeviceQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let Admitted { principal, rate, .. } = admit(&state, &req, &[Scope::RESULTS], QuotaFamily::DeviceRead).await?;
+    let page = state
+        .apps
+        .devices(
+            &principal,
+            workspace_header(&req),
+            query.app_id.as_deref(),
+            query.limit.as_deref(),
+            query.cursor.as_deref(),
+        )
+        .await?;
+    let body =
+        DevicePage { items: page.items.into_iter().map(DeviceBody::from).collect(), next_cursor: page.next_cursor };
+    Ok(json_response(StatusCode::OK, &body, rate))
+}
+
+/// The campaign's installs, oldest first.
+#[utoipa::path(
+    get, path = "/api/v1/channel/campaigns/{id}/installs", tag = "devices",
+    security(("apiKey" = []), ("bearer" = [])),
+    params(("id" = uuid::Uuid, Path), ("X-SVC-Workspace" = Option<uuid::Uuid>, Header), PageQuery),
+    responses(
+        (status = 200, body = InstallPage),
+        (status = 400, description = "VALIDATION_FAILED: bad `limit` or `cursor`; WORKSPACE_REQUIRED", body = ErrorBody),
+        (status = 401, description = "UNAUTHENTICATED", body = ErrorBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSION (channel:results) or NO_ORG", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND: unknown campaign or another workspace's", body = ErrorBody),
+        (status = 429, description = "RATE_LIMITED: `device_read`", body = ErrorBody),
+    )
+)]
+pub async fn list_installs<P: Platform>(
+    state: Data<AppState<P>>,
+    req: HttpRequest,
+    id: Path<String>,
+    query: Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let Admitted { principal, rate, .. } = admit(&state, &req, &[Scope::RESULTS], QuotaFamily::DeviceRead).await?;
+    let id = campaign_id(&id)?;
+    let page = state
+        .apps
+        .installs(&principal, workspace_header(&req), id, query.limit.as_deref(), query.cursor.as_deref())
+        .await?;
+    Ok(json_response(StatusCode::OK, &InstallPage::from(page), rate))
+}
