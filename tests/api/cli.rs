@@ -10,7 +10,7 @@ use pulse_postgres::test_db::TestDatabase;
 
 use crate::helpers::{TestApp, envelope, spawn_app};
 
-fn pulse(app: &TestApp, args: &[&str]) -> Output {
+pub(crate) fn pulse(app: &TestApp, args: &[&str]) -> Output {
     let master = app.settings.master_key.as_ref().expect("master key").expose_secret().to_owned();
     std::process::Command::new(env!("CARGO_BIN_EXE_pulse"))
         .args(args)
@@ -31,12 +31,12 @@ fn scratch_dir() -> std::path::PathBuf {
     dir
 }
 
-fn json_out(output: &Output) -> Value {
+pub(crate) fn json_out(output: &Output) -> Value {
     assert!(output.status.success(), "stderr: {}", String::from_utf8_lossy(&output.stderr));
     serde_json::from_slice(&output.stdout).expect("stdout is JSON")
 }
 
-fn one_line_error(output: &Output) -> String {
+pub(crate) fn one_line_error(output: &Output) -> String {
     assert!(!output.status.success());
     assert!(output.stdout.is_empty(), "nothing on stdout when failing");
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
@@ -182,7 +182,7 @@ async fn migrate_reports_what_it_applied_and_is_idempotent() {
     };
     assert_eq!(
         json_out(&migrate(empty.url())),
-        json!({"applied": ["2026-11-20-000001_foundation", "2026-11-20-000002_campaigns"]})
+        json!({"applied": ["2026-11-20-000001_foundation", "2026-11-20-000002_campaigns", "2026-11-20-000003_apps"]})
     );
     assert_eq!(json_out(&migrate(empty.url())), json!({"applied": []}));
     // The test database is cloned from a migrated template: nothing is pending there either.

@@ -1,5 +1,6 @@
 //! Black-box tests: the real application on a free port, a fresh PostgreSQL database per test.
 
+mod apps;
 mod audience;
 mod campaigns;
 mod cli;
