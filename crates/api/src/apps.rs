@@ -150,6 +150,10 @@ pub async fn register<P: Platform>(
 ) -> Result<HttpResponse, ApiError> {
     let rate = state.quotas.hit(&network_subject(&req, &state.network), QuotaFamily::Install).await?;
     let request: RegisterRequest = parse_json(&req, &body)?;
+    // The code names the idempotency scope, so one that names no campaign stops here.
+    if !(1..=64).contains(&request.campaign_code.len()) || request.campaign_code.chars().any(char::is_control) {
+        return Err(ApiError(Error::not_found("campaign")));
+    }
     let canonical = serde_json::to_value(&request).map_err(|e| ApiError(Error::internal(e)))?;
     let scope = format!("register:{}", request.campaign_code);
     let input = RegisterInput {
@@ -175,15 +179,17 @@ pub async fn register<P: Platform>(
     let response = idempotent(&state, &req, &scope, &canonical, rate, || async {
         let registration = state.apps.register(input).await?;
         let tokens = registration.tokens;
-        let (Some(install_id), Some(expires_at)) = (tokens.install_id, tokens.install_expires_at) else {
-            return Err(Error::internal("a register issued no install id"));
+        let (Some(install_id), Some(expires_at), Some(access_token), Some(access_expires_at)) =
+            (tokens.install_id, tokens.install_expires_at, tokens.access_token, tokens.access_expires_at)
+        else {
+            return Err(Error::internal("a register issued no install id or access token"));
         };
         let body = RegisterBody {
             device_id: registration.device_id.0,
             user_id: registration.user_id.map(|u| u.0),
             identity: registration.identity.as_str(),
-            access_token: tokens.access_token.expose_secret().to_owned(),
-            access_token_expires_at: tokens.access_expires_at,
+            access_token: access_token.expose_secret().to_owned(),
+            access_token_expires_at: access_expires_at,
             refresh_token: registration.refresh_token.expose_secret().to_owned(),
             refresh_token_expires_at: registration.refresh_expires_at,
             install_id: install_id.expose_secret().to_owned(),
@@ -236,10 +242,11 @@ pub struct HeartbeatBody {
     /// Always true.
     pub ok: bool,
     pub heartbeat_interval_secs: i64,
-    /// Fresh on every call.
-    pub access_token: String,
-    #[serde(with = "time::serde::rfc3339")]
-    pub access_token_expires_at: OffsetDateTime,
+    /// v2 only: fresh on every call. A v1 install id never mints one (it travels in URLs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub access_token: Option<String>,
+    #[serde(with = "time::serde::rfc3339::option", skip_serializing_if = "Option::is_none")]
+    pub access_token_expires_at: Option<OffsetDateTime>,
     /// v2 only: the refresh token's expiry, moved forward by this heartbeat.
     #[serde(with = "time::serde::rfc3339::option", skip_serializing_if = "Option::is_none")]
     pub refresh_token_expires_at: Option<OffsetDateTime>,
@@ -281,7 +288,7 @@ pub async fn heartbeat<P: Platform>(
     let body = HeartbeatBody {
         ok: true,
         heartbeat_interval_secs: HEARTBEAT_INTERVAL.whole_seconds(),
-        access_token: beat.tokens.access_token.expose_secret().to_owned(),
+        access_token: beat.tokens.access_token.map(|t| t.expose_secret().to_owned()),
         access_token_expires_at: beat.tokens.access_expires_at,
         refresh_token_expires_at: beat.refresh_expires_at,
         install_id: beat.tokens.install_id.map(|i| i.expose_secret().to_owned()),

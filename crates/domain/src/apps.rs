@@ -389,11 +389,13 @@ pub struct Registration {
     pub refresh_expires_at: OffsetDateTime,
 }
 
-/// The tokens every register and heartbeat hands out.
+/// The tokens a register or heartbeat hands out.
 #[derive(Debug)]
 pub struct DeviceTokens {
-    pub access_token: SecretString,
-    pub access_expires_at: OffsetDateTime,
+    /// Register and v2 only: a v1 install id travels in URLs, so it never mints a device proof
+    /// that works across the workspace's campaigns.
+    pub access_token: Option<SecretString>,
+    pub access_expires_at: Option<OffsetDateTime>,
     pub install_id: Option<SecretString>,
     pub install_expires_at: Option<OffsetDateTime>,
 }
@@ -552,6 +554,10 @@ struct ParsedUser {
 }
 
 fn parse_user(user: UserInput) -> Result<ParsedUser> {
+    // The partner's HMAC covers the exact bytes, so they are never trimmed.
+    if user.external_id.as_ref().is_some_and(|e| e.trim() != e) {
+        return Err(Error::validation("user.externalId", "must not start or end with whitespace"));
+    }
     let external_id = text_field("user.externalId", user.external_id, 128)?;
     let email = user.email.map(|e| e.trim().to_owned());
     if email.as_deref().is_some_and(|e| !is_email(e)) {
@@ -678,7 +684,7 @@ where
             device_id,
             user_id,
             identity,
-            tokens: self.tokens(device_id, campaign.workspace_id, Some((install, campaign.id)), now),
+            tokens: self.tokens(device_id, campaign.workspace_id, Some((install, campaign.id)), true, now),
             refresh_token: SecretString::from(refresh_token),
             refresh_expires_at,
         })
@@ -783,13 +789,18 @@ where
         device: DeviceId,
         workspace: WorkspaceId,
         install: Option<(AppInstallId, CampaignId)>,
+        with_access: bool,
         now: OffsetDateTime,
     ) -> DeviceTokens {
-        let access_expires_at = now + ACCESS_TOKEN_LIFETIME;
-        let access = TokenBody { first: device.0, second: workspace.0, expires_at: access_expires_at };
+        // Tokens carry whole seconds; the expiries shown say the same.
+        let now = now.replace_nanosecond(0).unwrap_or(now);
+        let access_expires_at = with_access.then_some(now + ACCESS_TOKEN_LIFETIME);
         let install_expires_at = install.map(|_| now + INSTALL_ID_LIFETIME);
         DeviceTokens {
-            access_token: seal_token(&self.crypto, ACCESS_TOKEN_PREFIX, ACCESS_TOKEN_CONTEXT, &access),
+            access_token: access_expires_at.map(|expires_at| {
+                let body = TokenBody { first: device.0, second: workspace.0, expires_at };
+                seal_token(&self.crypto, ACCESS_TOKEN_PREFIX, ACCESS_TOKEN_CONTEXT, &body)
+            }),
             access_expires_at,
             install_id: install.zip(install_expires_at).map(|((id, campaign), expires_at)| {
                 let body = TokenBody { first: id.0, second: campaign.0, expires_at };
@@ -827,7 +838,7 @@ where
             let refused = || {
                 Error::refused(
                     ErrorCode::DeviceAuthInvalid,
-                    "unknown device, or a wrong, expired or replaced refresh token; register again",
+                    "unknown or blocked device, or a wrong, expired or replaced refresh token; register again",
                 )
             };
             let device_id = device_text.parse::<DeviceId>().map_err(|_| refused())?;
@@ -843,7 +854,7 @@ where
                 rate: self.heartbeat_rate,
             };
             let record = admitted(self.repo.beat_device(&beat).await?, refused)?;
-            let tokens = self.tokens(record.device_id, record.workspace_id, record.install, now);
+            let tokens = self.tokens(record.device_id, record.workspace_id, record.install, true, now);
             let install_expires_at = tokens.install_expires_at;
             return Ok(Heartbeat { tokens, refresh_expires_at: Some(record.refresh_expires_at), install_expires_at });
         }
@@ -875,6 +886,7 @@ where
             record.device_id,
             record.workspace_id,
             renew.then_some((beat.install_id, beat.campaign_id)),
+            false,
             now,
         );
         let install_expires_at = tokens.install_expires_at.or(Some(body.expires_at));
@@ -978,7 +990,8 @@ fn admitted(outcome: BeatOutcome, refused: impl Fn() -> Error) -> Result<BeatRec
             rate_limit: Some(RateLimitState {
                 limit: HEARTBEAT_RATE.burst,
                 remaining: 0,
-                reset_secs: u64::try_from(retry_after.whole_seconds()).unwrap_or(0).max(1),
+                // Rounded up: a client that waits exactly this long is admitted.
+                reset_secs: u64::try_from((retry_after.whole_milliseconds() + 999) / 1000).unwrap_or(0).max(1),
             }),
         })),
     }

@@ -709,7 +709,7 @@ impl AppRepository for MemoryStore {
                     return Err(Error::refused(ErrorCode::Conflict, "a concurrent register of this device won"));
                 }
             }
-            _ => return Err(Error::internal("registration does not match the stored device")),
+            _ => return Err(Error::refused(ErrorCode::Conflict, "the device was removed meanwhile")),
         }
         if let Some(user) = &r.user {
             let row = state.app_users.entry(user.id).or_insert_with(|| AppUserRow {
@@ -720,10 +720,11 @@ impl AppRepository for MemoryStore {
                 verified: false,
             });
             row.verified |= user.verified;
-            if user.email_sealed.is_some() {
+            // A verified register replaces contact details; an unverified one only fills gaps.
+            if user.email_sealed.is_some() && (user.verified || row.email_sealed.is_none()) {
                 row.email_sealed.clone_from(&user.email_sealed);
             }
-            if user.phone_sealed.is_some() {
+            if user.phone_sealed.is_some() && (user.verified || row.phone_sealed.is_none()) {
                 row.phone_sealed.clone_from(&user.phone_sealed);
             }
         }
@@ -752,6 +753,17 @@ impl AppRepository for MemoryStore {
         let user_id = r.user.as_ref().map(|u| u.id);
         match existing {
             Some(at) => {
+                // A vendor id moves to the device that proved itself last.
+                if r.vendor_digest.is_some() {
+                    for other in state.devices.iter_mut().filter(|d| {
+                        d.id != r.device_id
+                            && d.workspace_id == r.workspace_id
+                            && d.app.app_id == r.app.app_id
+                            && d.vendor_digest == r.vendor_digest
+                    }) {
+                        other.vendor_digest = None;
+                    }
+                }
                 let device = &mut state.devices[at];
                 device.app = r.app.clone();
                 if r.vendor_digest.is_some() {

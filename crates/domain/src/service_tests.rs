@@ -773,7 +773,7 @@ fn a_verified_app_user_is_attributed_at_start_and_heartbeats_are_rate_limited() 
 
     let input = StartInput {
         consent_given: Some(true),
-        device_token: Some(registered.tokens.access_token.expose_secret().to_owned()),
+        device_token: registered.tokens.access_token.as_ref().map(|t| t.expose_secret().to_owned()),
         ..StartInput::default()
     };
     started(block_on(w.respondents.start(&campaign.code, input)));

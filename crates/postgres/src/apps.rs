@@ -18,7 +18,7 @@ use uuid::Uuid;
 use crate::error::{from_diesel, violated_constraint};
 use crate::store::{PgStore, TxError};
 
-/// Keeps the newest [`pulse_domain::apps::RECENT_SESSIONS`] app-session starts; `$now` and
+/// Keeps the newest ten ([`pulse_domain::apps::RECENT_SESSIONS`]) app-session starts; `$now` and
 /// `$gap_start` are the statement's parameters, `t` the row being counted.
 macro_rules! seen_sql {
     ($t:literal, $now:literal, $gap_start:literal) => {
@@ -314,6 +314,20 @@ impl InstallViewRow {
     }
 }
 
+/// Two registers claiming one vendor id at once: the later one is told to register again.
+fn concurrent_vendor_claim(e: diesel::result::Error) -> TxError {
+    match violated_constraint(&e) {
+        Some((_, c)) if c == "app_devices_vendor" => TxError::Domain(Error::refused(
+            ErrorCode::Conflict,
+            "a concurrent register of this device went first; register again",
+        )),
+        _ => TxError::Db(e),
+    }
+}
+
+// `seen_sql!` keeps ten app-session starts; the domain's constant must agree.
+const _: () = assert!(pulse_domain::apps::RECENT_SESSIONS == 10);
+
 /// Counts a started respondent session on its device and install (inside the start's transaction).
 pub(crate) async fn count_feedback(
     conn: &mut AsyncPgConnection,
@@ -389,8 +403,12 @@ impl AppRepository for PgStore {
                         "INSERT INTO app_users (id, workspace_id, has_external_id, email_sealed, phone_sealed, verified, \
                          created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7) \
                          ON CONFLICT (id) DO UPDATE SET \
-                         email_sealed = COALESCE(EXCLUDED.email_sealed, app_users.email_sealed), \
-                         phone_sealed = COALESCE(EXCLUDED.phone_sealed, app_users.phone_sealed), \
+                         email_sealed = CASE WHEN EXCLUDED.verified \
+                         THEN COALESCE(EXCLUDED.email_sealed, app_users.email_sealed) \
+                         ELSE COALESCE(app_users.email_sealed, EXCLUDED.email_sealed) END, \
+                         phone_sealed = CASE WHEN EXCLUDED.verified \
+                         THEN COALESCE(EXCLUDED.phone_sealed, app_users.phone_sealed) \
+                         ELSE COALESCE(app_users.phone_sealed, EXCLUDED.phone_sealed) END, \
                          verified = app_users.verified OR EXCLUDED.verified, updated_at = EXCLUDED.updated_at",
                     )
                     .bind::<SqlUuid, _>(user.id.0)
@@ -406,7 +424,7 @@ impl AppRepository for PgStore {
                 let user_id = r.user.as_ref().map(|u| u.id.0);
                 if let Some(expected) = &r.replaces_refresh_digest {
                     let locked: Vec<LockedDeviceRow> =
-                        sql_query("SELECT status, refresh_digest FROM app_devices WHERE id = $1 FOR UPDATE")
+                        sql_query("SELECT status, refresh_digest FROM app_devices WHERE id = $1 FOR NO KEY UPDATE")
                             .bind::<SqlUuid, _>(r.device_id.0)
                             .load(conn)
                             .await?;
@@ -465,13 +483,7 @@ impl AppRepository for PgStore {
                     .bind::<Timestamptz, _>(r.now)
                     .execute(conn)
                     .await
-                    .map_err(|e| match violated_constraint(&e) {
-                        Some((_, c)) if c == "app_devices_vendor" => TxError::Domain(Error::refused(
-                            ErrorCode::Conflict,
-                            "a concurrent register of this device went first; register again",
-                        )),
-                        _ => TxError::Db(e),
-                    })?;
+                    .map_err(concurrent_vendor_claim)?;
                 }
                 let installs: Vec<IdRow> = sql_query(concat!(
                     "INSERT INTO app_installs AS i (id, campaign_id, device_id, app_id, platform, app_version, ",
@@ -527,7 +539,8 @@ impl AppRepository for PgStore {
                     .bind::<Timestamptz, _>(r.now)
                     .bind::<Timestamptz, _>(gap_start)
                     .execute(conn)
-                    .await?;
+                    .await
+                    .map_err(concurrent_vendor_claim)?;
                 }
                 Ok(install)
             })
@@ -544,7 +557,7 @@ impl AppRepository for PgStore {
             "GREATEST(COALESCE(heartbeat_tat, $3), $3) AS start, ",
             "($4::timestamptz IS NULL OR GREATEST(COALESCE(heartbeat_tat, $3), $3) <= $4) AS allowed ",
             "FROM app_devices WHERE id = $1 AND refresh_digest = $2 AND status = 'ACTIVE' AND refresh_expires_at > $3 ",
-            "FOR UPDATE), ",
+            "FOR NO KEY UPDATE), ",
             "d AS (UPDATE app_devices AS d SET heartbeat_tat = CASE WHEN $4::timestamptz IS NULL THEN d.heartbeat_tat ",
             "ELSE cur.start + make_interval(secs => $5) END, ",
             "heartbeat_count = d.heartbeat_count + 1, app_version = COALESCE($7, d.app_version), ",
@@ -577,12 +590,24 @@ impl AppRepository for PgStore {
 
     async fn beat_install(&self, beat: &InstallBeat) -> Result<BeatOutcome> {
         let (limit_at, interval) = rate_params(beat.rate, beat.now);
+        let mut conn = self.conn().await?;
+        let result = conn
+            .transaction::<_, TxError, _>(async |conn| {
+        // Devices are locked before their installs everywhere (register, v2), so a v1 beat locks
+        // the device first: the price of v1 is a second statement.
+        sql_query(
+            "SELECT id FROM app_devices WHERE id = (SELECT device_id FROM app_installs WHERE id = $1) \
+             FOR NO KEY UPDATE",
+        )
+        .bind::<SqlUuid, _>(beat.install_id.0)
+        .execute(conn)
+        .await?;
         let rows: Vec<BeatRow> = sql_query(concat!(
             "WITH cur AS (SELECT i.id, i.device_id, i.campaign_id, dev.workspace_id, dev.refresh_expires_at, ",
             "GREATEST(COALESCE(i.heartbeat_tat, $3), $3) AS start, ",
             "($4::timestamptz IS NULL OR GREATEST(COALESCE(i.heartbeat_tat, $3), $3) <= $4) AS allowed ",
             "FROM app_installs i JOIN app_devices dev ON dev.id = i.device_id ",
-            "WHERE i.id = $1 AND i.campaign_id = $2 AND dev.status = 'ACTIVE' FOR UPDATE OF i), ",
+            "WHERE i.id = $1 AND i.campaign_id = $2 AND dev.status = 'ACTIVE' FOR NO KEY UPDATE OF i), ",
             "i AS (UPDATE app_installs AS i SET heartbeat_tat = CASE WHEN $4::timestamptz IS NULL THEN i.heartbeat_tat ",
             "ELSE cur.start + make_interval(secs => $5) END, ",
             "heartbeat_count = i.heartbeat_count + 1, app_version = COALESCE($7, i.app_version), ",
@@ -606,10 +631,12 @@ impl AppRepository for PgStore {
         .bind::<Nullable<Text>, _>(beat.facts.app_version.as_deref())
         .bind::<Nullable<Text>, _>(beat.facts.os_version.as_deref())
         .bind::<Nullable<Text>, _>(beat.facts.locale.as_deref())
-        .load(&mut self.conn().await?)
-        .await
-        .map_err(from_diesel)?;
+        .load(conn)
+        .await?;
         Ok(BeatRow::outcome(rows.into_iter().next(), beat.now, beat.rate))
+            })
+            .await;
+        Ok(result?)
     }
 
     async fn attribution(

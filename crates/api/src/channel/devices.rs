@@ -160,7 +160,7 @@ pub struct InstallBody {
     #[schema(value_type = Vec<String>, format = DateTime)]
     #[serde(serialize_with = "rfc3339_list")]
     pub recent_sessions: Vec<OffsetDateTime>,
-    /// The same count as `sessionCount`, under the name earlier SDK dashboards read.
+    /// An alias of `sessionCount`: the contract lists both names.
     pub app_session_count: u64,
 }
 
