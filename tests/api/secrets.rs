@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::helpers::{captured_logs, spawn_app};
+use crate::helpers::{captured_logs, code_of, id_of, spawn_app};
 
 #[tokio::test]
 async fn api_keys_never_reach_a_response_or_a_log_line() {
@@ -48,4 +48,24 @@ async fn invalid_values_are_not_echoed_in_errors() {
     let response = app.create_org(&key.key, &json!({"externalRef": {"email": personal}, "name": "n"})).await;
     assert!(!response.text().await.expect("body").contains(personal));
     assert!(!captured_logs().contains(personal));
+}
+
+#[tokio::test]
+async fn answers_that_carry_a_secret_are_never_cacheable() {
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let campaign = app.live_campaign(&partner.key.key).await;
+    let studio = app.studio_token(partner.business, &["campaign:build"]).await;
+    let cache_control = |response: &reqwest::Response| {
+        response.headers().get("cache-control").and_then(|v| v.to_str().ok()).map(str::to_owned)
+    };
+
+    let created = app.create_launch_key(&studio, id_of(&campaign), None).await;
+    assert_eq!((created.status().as_u16(), cache_control(&created).as_deref()), (201, Some("no-store")));
+    let started = app.start(code_of(&campaign), &json!({"consentGiven": true})).await;
+    assert_eq!((started.status().as_u16(), cache_control(&started).as_deref()), (201, Some("no-store")));
+    let registered = app
+        .register(&json!({"campaignCode": code_of(&campaign), "appId": "a", "platform": "web", "appVersion": "1"}))
+        .await;
+    assert_eq!((registered.status().as_u16(), cache_control(&registered).as_deref()), (201, Some("no-store")));
 }

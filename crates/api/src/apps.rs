@@ -2,7 +2,6 @@
 //! campaign's public code and keep their device alive with heartbeats.
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{CACHE_CONTROL, HeaderValue};
 use actix_web::web::{self, Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse};
 use pulse_domain::Error;
@@ -14,7 +13,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorBody};
-use crate::request::{Reply, idempotent, json_response, network_subject, parse_json};
+use crate::request::{Reply, idempotent, json_response, network_subject, no_store, parse_json};
 use crate::state::{AppState, Platform};
 
 pub const PREFIX: &str = "/api/v1/apps";
@@ -201,12 +200,6 @@ pub async fn register<P: Platform>(
     })
     .await?;
     Ok(no_store(response))
-}
-
-/// Answers that carry tokens are never kept by a cache between the app and us.
-fn no_store(mut response: HttpResponse) -> HttpResponse {
-    response.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    response
 }
 
 /// v2: `deviceId` + `refreshToken`. v1: `installId` + `appVersion`.

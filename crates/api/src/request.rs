@@ -123,6 +123,13 @@ pub fn json_response<T: Serialize>(status: StatusCode, body: &T, rate: Option<Ra
     response
 }
 
+/// Marks an answer that carries a secret (a token, a session token, a key's secret) so no cache
+/// between the caller and us keeps it.
+pub fn no_store(mut response: HttpResponse) -> HttpResponse {
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
 /// What a route produced, and what a replay under the same `Idempotency-Key` should say instead.
 pub struct Reply {
     pub status: StatusCode,

@@ -15,7 +15,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::channel::campaigns::{ScaleBody, question_kind};
 use crate::error::{ApiError, ErrorBody};
-use crate::request::{Reply, bearer_token, idempotent, json_response, network_subject, parse_json};
+use crate::request::{Reply, bearer_token, idempotent, json_response, network_subject, no_store, parse_json};
 use crate::state::{AppState, Platform};
 
 pub const PREFIX: &str = "/api/v1/public/pulse";
@@ -232,12 +232,14 @@ pub async fn start<P: Platform>(
             }
         }
     };
-    if honours_key {
-        idempotent(&state, &req, &scope, &canonical, rate, run).await
+    // The answer may hold the session token.
+    let response = if honours_key {
+        idempotent(&state, &req, &scope, &canonical, rate, run).await?
     } else {
         let reply = run().await?;
-        Ok(json_response(reply.status, &reply.body, rate))
-    }
+        json_response(reply.status, &reply.body, rate)
+    };
+    Ok(no_store(response))
 }
 
 // Extra fields are ignored: SDKs built on this fixed route may send more.

@@ -17,7 +17,7 @@ use uuid::Uuid;
 use super::{authenticate, user_subject};
 use crate::channel::campaigns::campaign_id;
 use crate::error::{ApiError, ErrorBody};
-use crate::request::{Reply, idempotent, json_response, parse_json};
+use crate::request::{Reply, idempotent, json_response, no_store, parse_json};
 use crate::state::{AppState, Platform};
 
 /// A launch key. Its secret is returned once, on creation; never on a replay or a read.
@@ -125,14 +125,15 @@ pub async fn create<P: Platform>(
     let campaign = campaign_id(&path)?;
     // Keys are scoped per campaign and Studio user (decisions §5).
     let scope = format!("studio:{}:{campaign}", session.user_id);
-    idempotent(&state, &req, &scope, &serde_json::Value::Null, rate, || async {
+    let response = idempotent(&state, &req, &scope, &serde_json::Value::Null, rate, || async {
         let (key, secret) = state.launch_keys.create(&session, campaign).await?;
         let body = serde_json::to_value(LaunchKeyBody::new(&key, Some(secret.expose_secret().to_owned())))
             .map_err(Error::internal)?;
         let replay_body = serde_json::to_value(LaunchKeyBody::new(&key, None)).map_err(Error::internal)?;
         Ok(Reply { status: StatusCode::CREATED, body, replay_body })
     })
-    .await
+    .await?;
+    Ok(no_store(response))
 }
 
 /// Revoke a launch key; tokens signed with it stop working at once.
