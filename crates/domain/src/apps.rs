@@ -324,6 +324,48 @@ pub struct Attribution {
     pub install_id: Option<AppInstallId>,
 }
 
+/// Signs of life, kept alike by a device and by each of its installs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Activity {
+    pub first_seen_at: OffsetDateTime,
+    pub last_seen_at: OffsetDateTime,
+    pub heartbeat_count: u64,
+    /// Respondent sessions started with the device's proof.
+    pub feedback_count: u64,
+    /// App sessions: a register or heartbeat after [`APP_SESSION_GAP`] of silence starts one.
+    pub session_count: u64,
+    /// Starts of the latest [`RECENT_SESSIONS`] app sessions, newest first.
+    pub recent_sessions: Vec<OffsetDateTime>,
+}
+
+impl Activity {
+    /// A first register: one app session, starting now.
+    pub fn new(now: OffsetDateTime) -> Self {
+        Self {
+            first_seen_at: now,
+            last_seen_at: now,
+            heartbeat_count: 0,
+            feedback_count: 0,
+            session_count: 1,
+            recent_sessions: vec![now],
+        }
+    }
+
+    /// A later register (`heartbeat` false) or an admitted heartbeat. Stores that count in SQL
+    /// must agree with this.
+    pub fn seen(&mut self, now: OffsetDateTime, heartbeat: bool) {
+        if self.last_seen_at < now - APP_SESSION_GAP {
+            self.session_count += 1;
+            self.recent_sessions.insert(0, now);
+            self.recent_sessions.truncate(RECENT_SESSIONS);
+        }
+        self.last_seen_at = self.last_seen_at.max(now);
+        if heartbeat {
+            self.heartbeat_count += 1;
+        }
+    }
+}
+
 /// An item of `GET CH/devices`: never an email or phone, only whether one is held.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeviceView {
@@ -342,13 +384,7 @@ pub struct DeviceView {
     pub locale: Option<String>,
     pub metadata: Option<Map<String, Value>>,
     pub status: DeviceStatus,
-    pub first_seen_at: OffsetDateTime,
-    pub last_seen_at: OffsetDateTime,
-    pub heartbeat_count: u64,
-    pub feedback_count: u64,
-    pub session_count: u64,
-    /// Newest first.
-    pub recent_sessions: Vec<OffsetDateTime>,
+    pub activity: Activity,
 }
 
 /// An item of the install lists.
@@ -370,12 +406,7 @@ pub struct InstallView {
     pub os_version: Option<String>,
     pub locale: Option<String>,
     pub status: DeviceStatus,
-    pub first_seen_at: OffsetDateTime,
-    pub last_seen_at: OffsetDateTime,
-    pub heartbeat_count: u64,
-    pub feedback_count: u64,
-    pub session_count: u64,
-    pub recent_sessions: Vec<OffsetDateTime>,
+    pub activity: Activity,
 }
 
 /// A successful register, tokens included (shown to the app, never stored in clear).

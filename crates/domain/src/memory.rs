@@ -9,9 +9,8 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::apps::{
-    APP_SESSION_GAP, AppFacts, AppUserRecord, Attribution, AttributionKey, BeatFacts, BeatOutcome, BeatRecord,
-    DeviceBeat, DeviceRecord, DeviceRegistration, DeviceStatus, DeviceView, HeartbeatRate, Identity, InstallBeat,
-    InstallView, RECENT_SESSIONS,
+    Activity, AppFacts, AppUserRecord, Attribution, AttributionKey, BeatFacts, BeatOutcome, BeatRecord, DeviceBeat,
+    DeviceRecord, DeviceRegistration, DeviceStatus, DeviceView, HeartbeatRate, Identity, InstallBeat, InstallView,
 };
 use crate::audience::{NewRespondent, RowOutcome, UpsertedRespondent};
 use crate::campaign::{AudienceMode, Campaign, CampaignCounts, CampaignOverview, CampaignStatus};
@@ -60,42 +59,6 @@ struct State {
     app_users: HashMap<AppUserId, AppUserRow>,
     /// The last list position handed to a device or install.
     last_position: i64,
-}
-
-/// Signs of life, kept alike by devices and installs.
-#[derive(Clone, Debug)]
-struct Activity {
-    first_seen_at: OffsetDateTime,
-    last_seen_at: OffsetDateTime,
-    heartbeat_count: u64,
-    feedback_count: u64,
-    session_count: u64,
-    recent_sessions: Vec<OffsetDateTime>,
-}
-
-impl Activity {
-    fn new(now: OffsetDateTime) -> Self {
-        Self {
-            first_seen_at: now,
-            last_seen_at: now,
-            heartbeat_count: 0,
-            feedback_count: 0,
-            session_count: 1,
-            recent_sessions: vec![now],
-        }
-    }
-
-    fn seen(&mut self, now: OffsetDateTime, heartbeat: bool) {
-        if self.last_seen_at < now - APP_SESSION_GAP {
-            self.session_count += 1;
-            self.recent_sessions.insert(0, now);
-            self.recent_sessions.truncate(RECENT_SESSIONS);
-        }
-        self.last_seen_at = self.last_seen_at.max(now);
-        if heartbeat {
-            self.heartbeat_count += 1;
-        }
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -930,12 +893,7 @@ impl AppRepository for MemoryStore {
                     locale: d.app.locale.clone(),
                     metadata: d.app.metadata.clone(),
                     status: d.status,
-                    first_seen_at: d.activity.first_seen_at,
-                    last_seen_at: d.activity.last_seen_at,
-                    heartbeat_count: d.activity.heartbeat_count,
-                    feedback_count: d.activity.feedback_count,
-                    session_count: d.activity.session_count,
-                    recent_sessions: d.activity.recent_sessions.clone(),
+                    activity: d.activity.clone(),
                 }
             })
             .collect())
@@ -975,12 +933,7 @@ impl AppRepository for MemoryStore {
                     os_version: i.app.os_version.clone(),
                     locale: i.app.locale.clone(),
                     status: device.status,
-                    first_seen_at: i.activity.first_seen_at,
-                    last_seen_at: i.activity.last_seen_at,
-                    heartbeat_count: i.activity.heartbeat_count,
-                    feedback_count: i.activity.feedback_count,
-                    session_count: i.activity.session_count,
-                    recent_sessions: i.activity.recent_sessions.clone(),
+                    activity: i.activity.clone(),
                 })
             })
             .collect()

@@ -778,7 +778,7 @@ fn a_verified_app_user_is_attributed_at_start_and_heartbeats_are_rate_limited() 
     };
     started(block_on(w.respondents.start(&campaign.code, input)));
     let devices = block_on(w.apps.devices(&p.principal, None, None, None, None)).expect("devices");
-    assert_eq!((devices.items[0].feedback_count, devices.items[0].identity), (1, Identity::Verified));
+    assert_eq!((devices.items[0].activity.feedback_count, devices.items[0].identity), (1, Identity::Verified));
 
     for _ in 0..HEARTBEAT_RATE.burst {
         block_on(w.apps.heartbeat(v2_beat(&registered))).expect("within the burst");

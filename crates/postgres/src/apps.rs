@@ -5,8 +5,9 @@ use diesel::sql_types::{Array, BigInt, Bool, Bytea, Double, Jsonb, Nullable, Tex
 use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use pulse_domain::apps::{
-    APP_SESSION_GAP, AppPlatform, AppUserRecord, Attribution, AttributionKey, BeatOutcome, BeatRecord, DeviceBeat,
-    DeviceRecord, DeviceRegistration, DeviceStatus, DeviceView, HeartbeatRate, Identity, InstallBeat, InstallView,
+    APP_SESSION_GAP, Activity, AppPlatform, AppUserRecord, Attribution, AttributionKey, BeatOutcome, BeatRecord,
+    DeviceBeat, DeviceRecord, DeviceRegistration, DeviceStatus, DeviceView, HeartbeatRate, Identity, InstallBeat,
+    InstallView,
 };
 use pulse_domain::ids::{AppInstallId, AppUserId, CampaignId, DeviceId, WorkspaceId};
 use pulse_domain::paging::PageRequest;
@@ -166,6 +167,36 @@ struct AttributionRow {
     install_id: Option<Uuid>,
 }
 
+/// The activity columns, alike in `app_devices` and `app_installs`.
+#[derive(QueryableByName)]
+struct ActivityRow {
+    #[diesel(sql_type = Timestamptz)]
+    first_seen_at: OffsetDateTime,
+    #[diesel(sql_type = Timestamptz)]
+    last_seen_at: OffsetDateTime,
+    #[diesel(sql_type = BigInt)]
+    heartbeat_count: i64,
+    #[diesel(sql_type = BigInt)]
+    feedback_count: i64,
+    #[diesel(sql_type = BigInt)]
+    session_count: i64,
+    #[diesel(sql_type = Array<Timestamptz>)]
+    recent_sessions: Vec<OffsetDateTime>,
+}
+
+impl ActivityRow {
+    fn into_domain(self) -> Activity {
+        Activity {
+            first_seen_at: self.first_seen_at,
+            last_seen_at: self.last_seen_at,
+            heartbeat_count: count(self.heartbeat_count),
+            feedback_count: count(self.feedback_count),
+            session_count: count(self.session_count),
+            recent_sessions: self.recent_sessions,
+        }
+    }
+}
+
 #[derive(QueryableByName)]
 struct DeviceViewRow {
     #[diesel(sql_type = BigInt)]
@@ -196,18 +227,8 @@ struct DeviceViewRow {
     metadata: Option<serde_json::Value>,
     #[diesel(sql_type = Text)]
     status: String,
-    #[diesel(sql_type = Timestamptz)]
-    first_seen_at: OffsetDateTime,
-    #[diesel(sql_type = Timestamptz)]
-    last_seen_at: OffsetDateTime,
-    #[diesel(sql_type = BigInt)]
-    heartbeat_count: i64,
-    #[diesel(sql_type = BigInt)]
-    feedback_count: i64,
-    #[diesel(sql_type = BigInt)]
-    session_count: i64,
-    #[diesel(sql_type = Array<Timestamptz>)]
-    recent_sessions: Vec<OffsetDateTime>,
+    #[diesel(embed)]
+    activity: ActivityRow,
 }
 
 impl DeviceViewRow {
@@ -230,12 +251,7 @@ impl DeviceViewRow {
                 _ => None,
             },
             status: status(&self.status)?,
-            first_seen_at: self.first_seen_at,
-            last_seen_at: self.last_seen_at,
-            heartbeat_count: count(self.heartbeat_count),
-            feedback_count: count(self.feedback_count),
-            session_count: count(self.session_count),
-            recent_sessions: self.recent_sessions,
+            activity: self.activity.into_domain(),
         })
     }
 }
@@ -272,18 +288,8 @@ struct InstallViewRow {
     locale: Option<String>,
     #[diesel(sql_type = Text)]
     status: String,
-    #[diesel(sql_type = Timestamptz)]
-    first_seen_at: OffsetDateTime,
-    #[diesel(sql_type = Timestamptz)]
-    last_seen_at: OffsetDateTime,
-    #[diesel(sql_type = BigInt)]
-    heartbeat_count: i64,
-    #[diesel(sql_type = BigInt)]
-    feedback_count: i64,
-    #[diesel(sql_type = BigInt)]
-    session_count: i64,
-    #[diesel(sql_type = Array<Timestamptz>)]
-    recent_sessions: Vec<OffsetDateTime>,
+    #[diesel(embed)]
+    activity: ActivityRow,
 }
 
 impl InstallViewRow {
@@ -304,12 +310,7 @@ impl InstallViewRow {
             os_version: self.os_version,
             locale: self.locale,
             status: status(&self.status)?,
-            first_seen_at: self.first_seen_at,
-            last_seen_at: self.last_seen_at,
-            heartbeat_count: count(self.heartbeat_count),
-            feedback_count: count(self.feedback_count),
-            session_count: count(self.session_count),
-            recent_sessions: self.recent_sessions,
+            activity: self.activity.into_domain(),
         })
     }
 }
