@@ -9,7 +9,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, Secur
 use utoipa::{Modify, OpenApi};
 
 use crate::apps;
-use crate::channel::{campaigns, devices, identity};
+use crate::channel::{campaigns, devices, identity, webhooks};
 use crate::error::{ErrorBody, status_of};
 use crate::health;
 use crate::public;
@@ -38,6 +38,13 @@ use crate::studio::{app_installs, launch_keys};
         app_installs::list,
         devices::list_devices,
         devices::list_installs,
+        webhooks::create,
+        webhooks::list,
+        webhooks::get,
+        webhooks::update,
+        webhooks::delete,
+        webhooks::simulate,
+        webhooks::deliveries,
         apps::register,
         apps::heartbeat,
         public::access,
@@ -56,6 +63,7 @@ use crate::studio::{app_installs, launch_keys};
         (name = "sessions", description = "Minting single-use respondent links"),
         (name = "studio", description = "Launch keys, signing and app installs, for signed-in Studio users"),
         (name = "devices", description = "App devices and installs, as partners see them"),
+        (name = "webhooks", description = "Signed event deliveries to partners' endpoints"),
         (name = "apps", description = "Mobile apps: install registration and heartbeats, no secret"),
         (name = "public", description = "The respondent page's routes: no secret"),
         (name = "operations", description = "Probes for orchestrators"),

@@ -7,7 +7,7 @@ use pulse_domain::launch::LaunchTokenCodec;
 use pulse_domain::launch_keys::LaunchKeys;
 use pulse_domain::ports::{
     AppRepository, CampaignRepository, Crypto, HealthCheck, IdempotencyStore, LaunchRepository, QuotaCounter,
-    SessionStore, TenancyRepository,
+    SessionStore, TenancyRepository, WebhookRepository, WebhookTransport,
 };
 use pulse_domain::provisioning::Campaigns;
 use pulse_domain::quota::Quotas;
@@ -15,6 +15,7 @@ use pulse_domain::respondents::Respondents;
 use pulse_domain::services::Tenancy;
 use pulse_domain::studio::StudioTokens;
 use pulse_domain::survey::SurveyGenerator;
+use pulse_domain::webhooks::Webhooks;
 
 /// The adapters a running service is built from. The server picks Postgres and the real crypto;
 /// nothing in this crate knows which.
@@ -27,12 +28,14 @@ pub trait Platform: Send + Sync + 'static {
         + LaunchRepository
         + SessionStore
         + AppRepository
+        + WebhookRepository
         + Clone;
     type Crypto: Crypto + Clone;
     type Clock: Clock + Clone;
     type Generator: SurveyGenerator;
     type LaunchTokens: LaunchTokenCodec + Clone;
     type StudioTokens: StudioTokens;
+    type WebhookTransport: WebhookTransport + Clone;
 }
 
 /// Where requests come from: the peer address, or the client named in `X-Forwarded-For` when the
@@ -60,6 +63,7 @@ pub struct AppState<P: Platform> {
     pub respondents: Respondents<P::Store, P::Crypto, P::Clock, P::LaunchTokens>,
     pub launch_keys: LaunchKeys<P::Store, P::Crypto, P::Clock>,
     pub apps: Apps<P::Store, P::Crypto, P::Clock>,
+    pub webhooks: Webhooks<P::Store, P::Crypto, P::Clock, P::WebhookTransport>,
     pub studio_tokens: P::StudioTokens,
     pub clock: P::Clock,
     pub network: NetworkPolicy,

@@ -196,6 +196,12 @@ impl Crypto for RingCrypto {
     fn verify_hmac_sha256(&self, key: &[u8], data: &[u8], expected: &[u8]) -> bool {
         hmac::verify(&hmac::Key::new(hmac::HMAC_SHA256, key), data, expected).is_ok()
     }
+
+    fn hmac_sha256(&self, key: &[u8], data: &[u8]) -> [u8; 32] {
+        let mut out = [0_u8; 32];
+        out.copy_from_slice(hmac::sign(&hmac::Key::new(hmac::HMAC_SHA256, key), data).as_ref());
+        out
+    }
 }
 
 #[cfg(test)]

@@ -92,3 +92,15 @@ id_type!(
     /// A device's registration against one campaign (the spec's install `id`).
     AppInstallId
 );
+id_type!(
+    /// A partner's webhook endpoint (a subscription).
+    WebhookId
+);
+id_type!(
+    /// An event in the outbox; receivers deduplicate on it.
+    EventId
+);
+id_type!(
+    /// One event's delivery to one endpoint, with all its attempts.
+    DeliveryId
+);

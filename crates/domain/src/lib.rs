@@ -25,6 +25,7 @@ pub mod session;
 pub mod studio;
 pub mod survey;
 pub mod tenancy;
+pub mod webhooks;
 
 pub use error::{Error, ErrorCode, RateLimitState, Refusal, Result};
 

@@ -16,19 +16,25 @@ use crate::audience::{NewRespondent, RowOutcome, UpsertedRespondent};
 use crate::campaign::{AudienceMode, Campaign, CampaignCounts, CampaignOverview, CampaignStatus};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{
-    ApiKeyId, AppInstallId, AppUserId, BusinessId, CampaignId, DeviceId, LaunchKeyId, LaunchLinkId, RespondentId,
-    SessionId, SurveyId, WorkspaceId,
+    ApiKeyId, AppInstallId, AppUserId, BusinessId, CampaignId, DeliveryId, DeviceId, EventId, LaunchKeyId,
+    LaunchLinkId, RespondentId, SessionId, SurveyId, WebhookId, WorkspaceId,
 };
 use crate::launch::{LAUNCH_KEY_SLOTS, LaunchContext, LaunchKey, LaunchLink, token_invalid};
 use crate::paging::PageRequest;
 use crate::ports::{
     AppRepository, CampaignRepository, ClaimRequest, Crypto, DigestPurpose, HealthCheck, IdempotencyClaim,
-    IdempotencyStore, LaunchRepository, QuotaCounter, SessionStore, TenancyRepository,
+    IdempotencyStore, LaunchRepository, QuotaCounter, SessionStore, TenancyRepository, WebhookRepository,
+    WebhookTransport,
 };
 use crate::quota::QuotaFamily;
 use crate::session::{NewSession, Progress, SessionRecord, SessionStatus, Spend, StoredAnswer, already_completed};
 use crate::survey::Survey;
 use crate::tenancy::{ApiKeyRecord, Business, NewApiKey, NewWorkspace, Workspace, WorkspaceCreation, WorkspaceStatus};
+use crate::webhooks::{
+    AttemptRecord, AttemptView, Claim, ClaimedDelivery, Completion, DeliveryStatus, DeliveryView, EventType, NewEvent,
+    NewSubscription, OutboundRequest, PostOutcome, Subscription, SubscriptionChanges, WebhookUrl, address_refusal,
+    refused_address,
+};
 
 #[derive(Clone, Debug)]
 struct IdempotencyRecord {
@@ -57,8 +63,25 @@ struct State {
     devices: Vec<DeviceRow>,
     installs: Vec<InstallRow>,
     app_users: HashMap<AppUserId, AppUserRow>,
-    /// The last list position handed to a device or install.
+    /// The last list position handed to a device, an install or a delivery.
     last_position: i64,
+    webhooks: Vec<WebhookRow>,
+    events: HashMap<EventId, NewEvent>,
+    deliveries: Vec<DeliveryRow>,
+}
+
+#[derive(Clone, Debug)]
+struct WebhookRow {
+    subscription: Subscription,
+    secret_sealed: Vec<u8>,
+    dead_in_a_row: u32,
+}
+
+#[derive(Clone, Debug)]
+struct DeliveryRow {
+    view: DeliveryView,
+    subscription: WebhookId,
+    claim: Option<Uuid>,
 }
 
 #[derive(Clone, Debug)]
@@ -152,6 +175,7 @@ impl SessionRow {
             total: self.session.total_questions,
             started_at: self.session.started_at,
             completed_at: self.completed_at,
+            attribution: self.session.attribution,
         }
     }
 }
@@ -1014,14 +1038,292 @@ impl SessionStore for MemoryStore {
         Ok(row.progress())
     }
 
-    async fn complete_session(&self, session: SessionId, at: OffsetDateTime) -> Result<Progress> {
+    async fn complete_session(&self, completion: &Completion) -> Result<Progress> {
         let mut state = self.state();
-        let row = state.session_mut(session)?;
-        if row.status == SessionStatus::Started {
-            row.status = SessionStatus::Completed;
-            row.completed_at = Some(at);
+        let row = state.session_mut(completion.facts.session)?;
+        if row.status != SessionStatus::Started {
+            return Ok(row.progress());
         }
-        Ok(row.progress())
+        row.status = SessionStatus::Completed;
+        row.completed_at = Some(completion.at);
+        let progress = row.progress();
+        for event in completion.events(&progress) {
+            state.emit(event);
+        }
+        Ok(progress)
+    }
+}
+
+impl State {
+    fn new_delivery(&mut self, subscription: WebhookId, event: &NewEvent) -> DeliveryView {
+        self.last_position += 1;
+        let view = DeliveryView {
+            id: DeliveryId::new_random(),
+            event_id: event.id,
+            event_type: event.event_type,
+            status: DeliveryStatus::Pending,
+            attempts: 0,
+            next_attempt_at: Some(event.occurred_at),
+            last_status_code: None,
+            last_error: None,
+            occurred_at: event.occurred_at,
+            delivered_at: None,
+            history: vec![],
+            position: self.last_position,
+        };
+        self.deliveries.push(DeliveryRow { view: view.clone(), subscription, claim: None });
+        view
+    }
+
+    /// Writes the event and a delivery to every active endpoint of its workspace that wants it.
+    fn emit(&mut self, event: NewEvent) {
+        let targets: Vec<WebhookId> = self
+            .webhooks
+            .iter()
+            .map(|w| &w.subscription)
+            .filter(|s| s.workspace_id == event.workspace_id && s.is_active)
+            .filter(|s| s.event_types.is_empty() || s.event_types.contains(&event.event_type))
+            .map(|s| s.id)
+            .collect();
+        for target in targets {
+            self.new_delivery(target, &event);
+        }
+        self.events.insert(event.id, event);
+    }
+}
+
+impl WebhookRepository for MemoryStore {
+    async fn insert_subscription(&self, new: &NewSubscription, max_per_workspace: usize) -> Result<()> {
+        let mut state = self.state();
+        let workspace = new.subscription.workspace_id;
+        if state.webhooks.iter().filter(|w| w.subscription.workspace_id == workspace).count() >= max_per_workspace {
+            return Err(Error::refused(
+                ErrorCode::Conflict,
+                format!("a workspace holds at most {max_per_workspace} webhook endpoints; delete one first"),
+            ));
+        }
+        state.webhooks.push(WebhookRow {
+            subscription: new.subscription.clone(),
+            secret_sealed: new.secret_sealed.clone(),
+            dead_in_a_row: 0,
+        });
+        Ok(())
+    }
+
+    async fn list_subscriptions(&self, workspace: WorkspaceId) -> Result<Vec<Subscription>> {
+        Ok(self
+            .state()
+            .webhooks
+            .iter()
+            .filter(|w| w.subscription.workspace_id == workspace)
+            .map(|w| w.subscription.clone())
+            .collect())
+    }
+
+    async fn find_subscription(&self, workspace: WorkspaceId, id: WebhookId) -> Result<Option<Subscription>> {
+        Ok(self
+            .state()
+            .webhooks
+            .iter()
+            .find(|w| w.subscription.id == id && w.subscription.workspace_id == workspace)
+            .map(|w| w.subscription.clone()))
+    }
+
+    async fn update_subscription(
+        &self,
+        workspace: WorkspaceId,
+        id: WebhookId,
+        changes: &SubscriptionChanges,
+        _at: OffsetDateTime,
+    ) -> Result<Option<Subscription>> {
+        let mut state = self.state();
+        let Some(row) =
+            state.webhooks.iter_mut().find(|w| w.subscription.id == id && w.subscription.workspace_id == workspace)
+        else {
+            return Ok(None);
+        };
+        let subscription = &mut row.subscription;
+        if let Some(url) = &changes.url {
+            subscription.url.clone_from(url);
+        }
+        if let Some(description) = &changes.description {
+            subscription.description.clone_from(description);
+        }
+        if let Some(types) = &changes.event_types {
+            subscription.event_types.clone_from(types);
+        }
+        match changes.is_active {
+            Some(true) => {
+                subscription.is_active = true;
+                subscription.disabled_at = None;
+                subscription.disabled_reason = None;
+                row.dead_in_a_row = 0;
+            }
+            Some(false) => subscription.is_active = false,
+            None => {}
+        }
+        Ok(Some(row.subscription.clone()))
+    }
+
+    async fn delete_subscription(&self, workspace: WorkspaceId, id: WebhookId) -> Result<bool> {
+        let mut state = self.state();
+        let before = state.webhooks.len();
+        state.webhooks.retain(|w| !(w.subscription.id == id && w.subscription.workspace_id == workspace));
+        if state.webhooks.len() == before {
+            return Ok(false);
+        }
+        state.deliveries.retain(|d| d.subscription != id);
+        Ok(true)
+    }
+
+    async fn queue_test_event(
+        &self,
+        workspace: WorkspaceId,
+        id: WebhookId,
+        event: &NewEvent,
+    ) -> Result<Option<DeliveryView>> {
+        let mut state = self.state();
+        if !state.webhooks.iter().any(|w| w.subscription.id == id && w.subscription.workspace_id == workspace) {
+            return Ok(None);
+        }
+        state.events.insert(event.id, event.clone());
+        Ok(Some(state.new_delivery(id, event)))
+    }
+
+    async fn list_deliveries(&self, subscription: WebhookId, page: &PageRequest) -> Result<Vec<DeliveryView>> {
+        let state = self.state();
+        let mut rows: Vec<DeliveryView> = state
+            .deliveries
+            .iter()
+            .filter(|d| d.subscription == subscription)
+            .filter(|d| page.after.is_none_or(|after| d.view.position < after.position))
+            .map(|d| d.view.clone())
+            .collect();
+        rows.sort_by_key(|d| std::cmp::Reverse(d.position));
+        rows.truncate(usize::try_from(page.limit).unwrap_or(usize::MAX) + 1);
+        Ok(rows)
+    }
+
+    async fn claim_deliveries(&self, claim: &Claim) -> Result<Vec<ClaimedDelivery>> {
+        let mut state = self.state();
+        let State { webhooks, events, deliveries, .. } = &mut *state;
+        let mut claimed = Vec::new();
+        for row in deliveries.iter_mut() {
+            if claimed.len() >= usize::try_from(claim.limit).unwrap_or(usize::MAX) {
+                break;
+            }
+            let due = matches!(row.view.status, DeliveryStatus::Pending | DeliveryStatus::Failed)
+                && row.view.next_attempt_at.is_some_and(|at| at <= claim.now);
+            let Some(webhook) = webhooks.iter().find(|w| w.subscription.id == row.subscription) else { continue };
+            let Some(event) = events.get(&row.view.event_id) else { continue };
+            if !due || !(webhook.subscription.is_active || event.event_type == EventType::WebhookTest) {
+                continue;
+            }
+            // The lease: not due again until it ends, when the claimer is presumed dead.
+            row.view.next_attempt_at = Some(claim.lease_until);
+            row.claim = Some(claim.token);
+            claimed.push(ClaimedDelivery {
+                id: row.view.id,
+                claim_token: claim.token,
+                attempts: row.view.attempts,
+                subscription_id: row.subscription,
+                url: webhook.subscription.url.clone(),
+                secret_sealed: webhook.secret_sealed.clone(),
+                event: event.clone(),
+            });
+        }
+        Ok(claimed)
+    }
+
+    async fn record_attempt(&self, attempt: &AttemptRecord) -> Result<bool> {
+        let mut state = self.state();
+        let Some(row) =
+            state.deliveries.iter_mut().find(|d| d.view.id == attempt.delivery && d.claim == Some(attempt.claim_token))
+        else {
+            return Ok(false);
+        };
+        row.claim = None;
+        let view = &mut row.view;
+        view.status = attempt.status;
+        view.attempts = attempt.attempt;
+        view.next_attempt_at = attempt.next_attempt_at;
+        view.last_status_code = attempt.status_code;
+        view.last_error.clone_from(&attempt.error);
+        if attempt.status == DeliveryStatus::Delivered {
+            view.delivered_at = Some(attempt.attempted_at);
+        }
+        view.history.push(AttemptView {
+            attempt: attempt.attempt,
+            attempted_at: attempt.attempted_at,
+            status_code: attempt.status_code,
+            error: attempt.error.clone(),
+            duration_ms: attempt.duration_ms,
+        });
+        let Some(webhook) = state.webhooks.iter_mut().find(|w| w.subscription.id == attempt.subscription) else {
+            return Ok(true);
+        };
+        match attempt.status {
+            DeliveryStatus::Delivered => webhook.dead_in_a_row = 0,
+            DeliveryStatus::Dead => {
+                webhook.dead_in_a_row += 1;
+                if webhook.dead_in_a_row >= crate::webhooks::DISABLE_AFTER_DEAD && webhook.subscription.is_active {
+                    webhook.subscription.is_active = false;
+                    webhook.subscription.disabled_at = Some(attempt.attempted_at);
+                    webhook.subscription.disabled_reason = Some(attempt.disable_reason.clone());
+                }
+            }
+            DeliveryStatus::Pending | DeliveryStatus::Failed => {}
+        }
+        Ok(true)
+    }
+}
+
+/// A transport that sends nothing: it records each request and answers from a script (204 once
+/// the script runs out). Its address check refuses IP literals in forbidden ranges and `localhost`.
+#[derive(Clone, Debug, Default)]
+pub struct RecordingTransport {
+    inner: Arc<Mutex<RecordingState>>,
+}
+
+#[derive(Debug, Default)]
+struct RecordingState {
+    script: std::collections::VecDeque<PostOutcome>,
+    sent: Vec<OutboundRequest>,
+}
+
+impl RecordingTransport {
+    /// Answers the next POSTs with these outcomes, in order.
+    pub fn answer(&self, outcomes: impl IntoIterator<Item = PostOutcome>) {
+        self.lock().script.extend(outcomes);
+    }
+
+    /// What was posted so far.
+    pub fn sent(&self) -> Vec<OutboundRequest> {
+        self.lock().sent.clone()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, RecordingState> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl WebhookTransport for RecordingTransport {
+    async fn check_target(&self, url: &WebhookUrl) -> Result<()> {
+        let refused = |host: &str, ip: std::net::IpAddr| {
+            address_refusal(ip).map_or(Ok(()), |why| Err(refused_address(host, ip, why)))
+        };
+        match url.as_url().host() {
+            Some(url::Host::Ipv4(ip)) => refused(&ip.to_string(), ip.into()),
+            Some(url::Host::Ipv6(ip)) => refused(&ip.to_string(), ip.into()),
+            Some(url::Host::Domain("localhost")) => refused("localhost", std::net::Ipv4Addr::LOCALHOST.into()),
+            _ => Ok(()),
+        }
+    }
+
+    async fn post(&self, request: &OutboundRequest) -> PostOutcome {
+        let mut state = self.lock();
+        state.sent.push(request.clone());
+        state.script.pop_front().unwrap_or(PostOutcome { status_code: Some(204), error: None, duration_ms: 1 })
     }
 }
 
@@ -1108,5 +1410,9 @@ impl Crypto for TestCrypto {
 
     fn verify_hmac_sha256(&self, key: &[u8], data: &[u8], expected: &[u8]) -> bool {
         Self::hmac_sha256(key, data).as_slice() == expected
+    }
+
+    fn hmac_sha256(&self, key: &[u8], data: &[u8]) -> [u8; 32] {
+        Self::hmac_sha256(key, data)
     }
 }

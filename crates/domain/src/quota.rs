@@ -38,10 +38,12 @@ pub enum QuotaFamily {
     Install,
     /// `GET /devices` and the install lists, per key.
     DeviceRead,
+    /// The webhook routes, per key.
+    Webhook,
 }
 
 impl QuotaFamily {
-    pub const ALL: [QuotaFamily; 13] = [
+    pub const ALL: [QuotaFamily; 14] = [
         QuotaFamily::Identity,
         QuotaFamily::WorkspaceRead,
         QuotaFamily::WorkspaceCreate,
@@ -55,6 +57,7 @@ impl QuotaFamily {
         QuotaFamily::SessionWrite,
         QuotaFamily::Install,
         QuotaFamily::DeviceRead,
+        QuotaFamily::Webhook,
     ];
 
     /// The name used in storage, configuration and documentation.
@@ -73,6 +76,7 @@ impl QuotaFamily {
             QuotaFamily::SessionWrite => "session_write",
             QuotaFamily::Install => "install",
             QuotaFamily::DeviceRead => "device_read",
+            QuotaFamily::Webhook => "webhook",
         }
     }
 
@@ -84,6 +88,7 @@ impl QuotaFamily {
             | QuotaFamily::Studio
             | QuotaFamily::DeviceRead => 3600,
             QuotaFamily::WorkspaceCreate => 100,
+            QuotaFamily::Webhook => 1000,
             QuotaFamily::Provision | QuotaFamily::Audience => 500,
             QuotaFamily::Launch => 20_000,
             QuotaFamily::AccessCheck => 2000,

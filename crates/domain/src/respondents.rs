@@ -17,6 +17,7 @@ use crate::session::{
     SessionRecord, SessionStatus, Spend, StoredAnswer, answer_seal_context, parse_answers, word_count,
 };
 use crate::survey::{LanguageTag, Question, Survey};
+use crate::webhooks::{Completion, SessionFacts};
 
 /// Where a visit stands with signed launches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -340,7 +341,22 @@ where
         if record.status == SessionStatus::Completed {
             return Ok(Progress { status: record.status, answered: record.answered, total: record.total });
         }
-        self.repo.complete_session(session, self.clock.now()).await
+        let attribution = record.attribution;
+        let (device_id, user_id) = SessionFacts::proven(
+            attribution.map(|a| a.device_id),
+            attribution.and_then(|a| a.user_id),
+            attribution.map(|a| a.identity),
+        );
+        let facts = SessionFacts {
+            session,
+            campaign: campaign.id,
+            workspace: campaign.workspace_id,
+            public_ref: campaign.code.clone(),
+            app_install_id: attribution.and_then(|a| a.install_id),
+            device_id,
+            user_id,
+        };
+        self.repo.complete_session(&Completion::new(facts, self.clock.now())).await
     }
 
     async fn session(&self, campaign: &Campaign, id: SessionId, token: Option<&str>) -> Result<SessionRecord> {

@@ -21,7 +21,7 @@ use crate::error::{ErrorCode, Result};
 use crate::ids::{BusinessId, CampaignId, SessionId, WorkspaceId};
 use crate::launch::{LINK_LIFETIME, LaunchClaims, LaunchInput, LaunchKey, LaunchTokenCodec, SERVER_KID};
 use crate::launch_keys::LaunchKeys;
-use crate::memory::{MemoryStore, TestCrypto};
+use crate::memory::{MemoryStore, RecordingTransport, TestCrypto};
 use crate::ports::{CampaignRepository, LaunchRepository};
 use crate::provisioning::{AttachedRespondent, Campaigns, MintedLink};
 use crate::respondents::{AccessState, NotStarted, Respondents, StartInput, StartOutcome, StartedSession, Visit};
@@ -30,11 +30,21 @@ use crate::session::{AnswerInput, Progress, SessionStatus};
 use crate::studio::{PERMISSION_BUILD, PERMISSION_VIEW, StudioClaims};
 use crate::survey::{Brief, GeneratedSurvey, QuestionDraft, QuestionKind, SurveyGenerator};
 use crate::tenancy::{Principal, WorkspaceInput};
+use crate::webhooks::{
+    DISABLE_AFTER_DEAD, DeliveryStatus, DeliveryView, Dispatcher, PostOutcome, RetrySchedule, SECRET_PREFIX,
+    Subscription, SubscriptionInput, SubscriptionPatch, Webhooks,
+};
 
 const SURVEY_URL: &str = "https://survey.example";
 const SERVER_SECRET: &str = "server-secret";
-const SCOPES: [&str; 5] =
-    ["channel:provision", "channel:audience", "sessions:launch", "channel:results", "channel:workspaces"];
+const SCOPES: [&str; 6] = [
+    "channel:provision",
+    "channel:audience",
+    "sessions:launch",
+    "channel:results",
+    "channel:workspaces",
+    "channel:webhooks",
+];
 
 /// Question `q1` is a required 1 to 5 rating; the rest are optional open questions.
 struct FakeGenerator;
@@ -102,13 +112,27 @@ struct World {
     respondents: Respondents<MemoryStore, TestCrypto, SettableClock, FakeTokens>,
     keys: LaunchKeys<MemoryStore, TestCrypto, SettableClock>,
     apps: Apps<MemoryStore, TestCrypto, SettableClock>,
+    webhooks: Webhooks<MemoryStore, TestCrypto, SettableClock, RecordingTransport>,
+    dispatcher: Dispatcher<MemoryStore, TestCrypto, SettableClock, RecordingTransport>,
+    transport: RecordingTransport,
 }
 
 fn world() -> World {
     let store = MemoryStore::default();
     let crypto = TestCrypto::default();
     let clock = SettableClock::new(datetime!(2026-01-01 10:00 UTC));
+    let transport = RecordingTransport::default();
     World {
+        webhooks: Webhooks::new(store.clone(), crypto.clone(), clock.clone(), transport.clone(), false),
+        dispatcher: Dispatcher::new(
+            store.clone(),
+            crypto.clone(),
+            clock.clone(),
+            transport.clone(),
+            RetrySchedule::default(),
+            Duration::seconds(70),
+        ),
+        transport,
         admin: Admin::new(store.clone(), crypto.clone(), clock.clone()),
         tenancy: Tenancy::new(store.clone(), crypto.clone(), clock.clone(), 3),
         campaigns: Campaigns::new(store.clone(), FakeGenerator, crypto.clone(), clock.clone(), FakeTokens, SURVEY_URL),
@@ -836,4 +860,183 @@ fn device_pages_follow_registration_order() {
         }
     }
     assert_eq!(seen, ids);
+}
+
+// Webhooks.
+
+fn subscribe(w: &World, p: &Partner, event_types: &[&str]) -> (Subscription, String) {
+    let input = SubscriptionInput {
+        url: Some("https://hooks.example.com/pulse".into()),
+        description: Some("orders".into()),
+        event_types: Some(event_types.iter().map(|t| (*t).to_owned()).collect()),
+    };
+    let (subscription, secret) = block_on(w.webhooks.create(&p.principal, None, input)).expect("subscribed");
+    (subscription, secret.expose_secret().to_owned())
+}
+
+fn deliveries(w: &World, p: &Partner, subscription: &Subscription) -> Vec<DeliveryView> {
+    block_on(w.webhooks.deliveries(&p.principal, None, subscription.id, None, None)).expect("deliveries").items
+}
+
+fn finish_a_session(w: &World, campaign_code: &str) -> SessionId {
+    let session = started(start(w, campaign_code, Visit::default()));
+    let token = session.token.expose_secret().to_owned();
+    block_on(w.respondents.answer(campaign_code, session.id, Some(&token), vec![answer("q1", json!(4))]))
+        .expect("answered");
+    block_on(w.respondents.complete(campaign_code, session.id, Some(&token))).expect("completed");
+    session.id
+}
+
+fn failing(code: u16) -> PostOutcome {
+    PostOutcome { status_code: Some(code), error: None, duration_ms: 3 }
+}
+
+#[test]
+fn endpoints_are_checked_and_their_secret_is_shown_once() {
+    let w = world();
+    let p = partner(&w, true);
+    let (subscription, secret) = subscribe(&w, &p, &[]);
+    assert!(secret.starts_with(SECRET_PREFIX) && secret.len() == SECRET_PREFIX.len() + 43);
+    assert!(subscription.is_active && subscription.event_types.is_empty());
+
+    let create = |url: &str, types: Option<Vec<String>>| {
+        let input = SubscriptionInput { url: Some(url.into()), description: None, event_types: types };
+        block_on(w.webhooks.create(&p.principal, None, input)).map(|(s, _)| s)
+    };
+    for refused in ["http://hooks.example.com/", "https://127.0.0.1/", "https://localhost/", "https://[::1]/"] {
+        assert_eq!(code_of(create(refused, None)), ErrorCode::ValidationFailed, "{refused}");
+    }
+    assert_eq!(code_of(create("https://hooks.example.com/", Some(vec!["x.y".into()]))), ErrorCode::ValidationFailed);
+    let listed = block_on(w.webhooks.list(&p.principal, None)).expect("list");
+    assert_eq!(listed, vec![subscription.clone()], "refused requests stored nothing");
+
+    let other = partner(&w, true);
+    assert_eq!(code_of(block_on(w.webhooks.get(&other.principal, None, subscription.id))), ErrorCode::NotFound);
+    assert_eq!(code_of(block_on(w.webhooks.delete(&other.principal, None, subscription.id))), ErrorCode::NotFound);
+    for _ in 1..crate::webhooks::MAX_SUBSCRIPTIONS {
+        create("https://hooks.example.com/more", None).expect("room left");
+    }
+    assert_eq!(code_of(create("https://hooks.example.com/full", None)), ErrorCode::Conflict);
+}
+
+#[test]
+fn a_finished_session_reaches_subscribed_endpoints_signed() {
+    let w = world();
+    let p = partner(&w, true);
+    let campaign = active_open(&w, &p).campaign;
+    let (received_only, secret) = subscribe(&w, &p, &["feedback.received"]);
+    let (analyzed_only, _) = subscribe(&w, &p, &["feedback.analyzed"]);
+    let (everything, _) = subscribe(&w, &p, &[]);
+
+    let session = finish_a_session(&w, &campaign.code);
+    assert_eq!(deliveries(&w, &p, &received_only).len(), 1);
+    assert!(deliveries(&w, &p, &analyzed_only).is_empty());
+    let all: Vec<_> = deliveries(&w, &p, &everything).iter().map(|d| d.event_type.as_str()).collect();
+    assert_eq!(all, vec!["respondent.acknowledged", "feedback.received"], "newest first");
+
+    assert_eq!(block_on(w.dispatcher.deliver_due(50)).expect("delivered"), 3);
+    let sent = w.transport.sent();
+    let request =
+        sent.iter().find(|r| r.url == received_only.url && r.body.windows(8).any(|b| b == b"received")).expect("sent");
+    let header = |name: &str| request.headers.iter().find(|(n, _)| *n == name).map(|(_, v)| v.clone()).expect(name);
+    let signature = header("x-svc-signature");
+    let (t, v1) = signature.strip_prefix("t=").and_then(|s| s.split_once(",v1=")).expect("t=..,v1=..");
+    assert_eq!(t, w.clock.now().unix_timestamp().to_string());
+    let mut signed = format!("{t}.").into_bytes();
+    signed.extend_from_slice(&request.body);
+    assert_eq!(v1, hex(&TestCrypto::hmac_sha256(secret.as_bytes(), &signed)));
+
+    let body: Value = serde_json::from_slice(&request.body).expect("json");
+    assert_eq!(header("x-svc-event"), body["id"].as_str().expect("id"));
+    assert_eq!(header("x-svc-event-type"), "feedback.received");
+    assert_eq!(body["aggregate"], "conversation");
+    assert_eq!(body["orgId"], json!(p.workspace));
+    assert_eq!(
+        body["payload"],
+        json!({
+            "conversationId": session, "campaignId": campaign.id, "publicRef": campaign.code,
+            "appInstallId": null, "deviceId": null, "userId": null, "answered": 1, "total": 3,
+        })
+    );
+    let delivered = deliveries(&w, &p, &received_only);
+    assert_eq!((delivered[0].status, delivered[0].attempts), (DeliveryStatus::Delivered, 1));
+    assert_eq!(delivered[0].delivered_at, Some(w.clock.now()));
+    assert_eq!(block_on(w.dispatcher.deliver_due(50)).expect("nothing due"), 0);
+}
+
+#[test]
+fn failures_walk_the_schedule_to_dead_and_five_dead_disable_the_endpoint() {
+    let w = world();
+    let p = partner(&w, true);
+    let campaign = active_open(&w, &p).campaign;
+    let (subscription, _) = subscribe(&w, &p, &["feedback.received"]);
+    finish_a_session(&w, &campaign.code);
+    w.transport.answer((0..5).map(|_| failing(500)));
+
+    let mut waits = Vec::new();
+    for attempt in 1..=5 {
+        assert_eq!(block_on(w.dispatcher.deliver_due(50)).expect("attempted"), 1, "attempt {attempt}");
+        let delivery = deliveries(&w, &p, &subscription).remove(0);
+        assert_eq!(delivery.attempts, attempt);
+        assert_eq!(delivery.last_status_code, Some(500));
+        match delivery.next_attempt_at {
+            Some(next) => {
+                assert_eq!(delivery.status, DeliveryStatus::Failed);
+                assert_eq!(block_on(w.dispatcher.deliver_due(50)).expect("not yet due"), 0);
+                waits.push((next - w.clock.now()).whole_seconds());
+                w.clock.set(next);
+            }
+            None => assert_eq!(delivery.status, DeliveryStatus::Dead),
+        }
+    }
+    assert_eq!(waits, vec![60, 300, 1800, 7200]);
+    assert_eq!(deliveries(&w, &p, &subscription)[0].history.len(), 5);
+
+    for _ in 1..DISABLE_AFTER_DEAD {
+        let current = block_on(w.webhooks.get(&p.principal, None, subscription.id)).expect("endpoint");
+        assert!(current.is_active, "fewer than five DEAD in a row leave the endpoint active");
+        finish_a_session(&w, &campaign.code);
+        w.transport.answer((0..5).map(|_| PostOutcome {
+            status_code: None,
+            error: Some("timed out".into()),
+            duration_ms: 9,
+        }));
+        for _ in 0..5 {
+            block_on(w.dispatcher.deliver_due(50)).expect("attempted");
+            w.clock.advance(Duration::hours(3));
+        }
+    }
+    let disabled = block_on(w.webhooks.get(&p.principal, None, subscription.id)).expect("endpoint");
+    assert!(!disabled.is_active);
+    assert!(disabled.disabled_at.is_some());
+    assert!(disabled.disabled_reason.as_deref().is_some_and(|r| r.contains("timed out")), "{disabled:?}");
+
+    finish_a_session(&w, &campaign.code);
+    assert_eq!(deliveries(&w, &p, &subscription).len(), 5, "a disabled endpoint gets no new deliveries");
+    let patch = SubscriptionPatch { is_active: Some(true), ..SubscriptionPatch::default() };
+    let enabled = block_on(w.webhooks.update(&p.principal, None, subscription.id, patch)).expect("re-enabled");
+    assert!(enabled.is_active && enabled.disabled_at.is_none() && enabled.disabled_reason.is_none());
+}
+
+#[test]
+fn a_lost_claim_records_nothing_and_the_delivery_is_sent_again() {
+    let w = world();
+    let p = partner(&w, true);
+    let (subscription, _) = subscribe(&w, &p, &[]);
+    block_on(w.webhooks.simulate(&p.principal, None, subscription.id)).expect("queued");
+    let first = block_on(w.dispatcher.claim(10)).expect("claimed");
+    assert_eq!(first.len(), 1);
+    assert!(block_on(w.dispatcher.claim(10)).expect("claim").is_empty(), "a claimed delivery is not claimed twice");
+
+    w.clock.advance(Duration::seconds(71));
+    let second = block_on(w.dispatcher.claim(10)).expect("claimed again after the lease");
+    assert_eq!(second.len(), 1);
+    assert_eq!(block_on(w.dispatcher.attempt(&second[0])).expect("sent"), DeliveryStatus::Delivered);
+    assert_eq!(block_on(w.dispatcher.attempt(&first[0])).expect("sent"), DeliveryStatus::Delivered);
+    let delivery = deliveries(&w, &p, &subscription).remove(0);
+    assert_eq!(delivery.attempts, 1, "the stale claim's attempt was not recorded");
+    assert_eq!(delivery.event_type.as_str(), "webhook.test");
+    let ids: Vec<_> = w.transport.sent().iter().map(|r| r.body.clone()).collect();
+    assert_eq!(ids.len(), 2);
+    assert_eq!(ids[0], ids[1], "the receiver saw the same event twice: at least once, never lost");
 }

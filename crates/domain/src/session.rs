@@ -76,6 +76,8 @@ pub struct SessionRecord {
     pub total: u32,
     pub started_at: OffsetDateTime,
     pub completed_at: Option<OffsetDateTime>,
+    /// The device and person an app proved at start.
+    pub attribution: Option<crate::apps::Attribution>,
 }
 
 /// One answer as sent.

@@ -6,10 +6,12 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sql_types::{BigInt, Bool, Bytea, Nullable, Uuid as SqlUuid};
 use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
+use pulse_domain::apps::{Attribution, Identity};
 use pulse_domain::audience::{NewRespondent, RowOutcome, UpsertedRespondent};
 use pulse_domain::campaign::{AudienceMode, Campaign, CampaignCounts, CampaignOverview, CampaignStatus};
 use pulse_domain::ids::{
-    BusinessId, CampaignId, LaunchKeyId, LaunchLinkId, RespondentId, SessionId, SurveyId, WorkspaceId,
+    AppInstallId, AppUserId, BusinessId, CampaignId, DeviceId, LaunchKeyId, LaunchLinkId, RespondentId, SessionId,
+    SurveyId, WorkspaceId,
 };
 use pulse_domain::launch::{LAUNCH_KEY_SLOTS, LaunchContext, LaunchKey, LaunchLink, token_invalid};
 use pulse_domain::ports::{CampaignRepository, LaunchRepository, SessionStore};
@@ -18,6 +20,7 @@ use pulse_domain::session::{
 };
 use pulse_domain::survey::{LanguageTag, Question, QuestionKind, Survey};
 use pulse_domain::tenancy::WorkspaceStatus;
+use pulse_domain::webhooks::Completion;
 use pulse_domain::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -28,6 +31,7 @@ use crate::schema::{
     answers, campaigns, launch_keys, launch_links, respondents, sessions, spent_launch_tokens, surveys, workspaces,
 };
 use crate::store::{PgStore, TxError};
+use crate::webhooks::emit_events;
 
 /// A question as stored in `surveys.questions`.
 #[derive(Serialize, Deserialize)]
@@ -275,6 +279,10 @@ struct SessionRow {
     total: i32,
     started_at: OffsetDateTime,
     completed_at: Option<OffsetDateTime>,
+    device_id: Option<Uuid>,
+    app_user_id: Option<Uuid>,
+    app_install_id: Option<Uuid>,
+    identity: Option<String>,
 }
 
 impl SessionRow {
@@ -290,6 +298,15 @@ impl SessionRow {
             total: u32::try_from(self.total).map_err(|_| corrupt())?,
             started_at: self.started_at,
             completed_at: self.completed_at,
+            attribution: match (self.device_id, self.identity.as_deref()) {
+                (Some(device), Some(identity)) => Some(Attribution {
+                    device_id: DeviceId(device),
+                    user_id: self.app_user_id.map(AppUserId),
+                    identity: Identity::parse(identity).ok_or_else(corrupt)?,
+                    install_id: self.app_install_id.map(AppInstallId),
+                }),
+                _ => None,
+            },
         })
     }
 }
@@ -824,28 +841,34 @@ impl SessionStore for PgStore {
         Ok(progress)
     }
 
-    async fn complete_session(&self, session: SessionId, at: OffsetDateTime) -> Result<Progress> {
+    async fn complete_session(&self, completion: &Completion) -> Result<Progress> {
+        let session = completion.facts.session;
         let mut conn = self.conn().await?;
-        let completed: Option<(String, i32, i32)> = diesel::update(
-            sessions::table.find(session.0).filter(sessions::status.eq(SessionStatus::Started.as_str())),
-        )
-        .set((sessions::status.eq(SessionStatus::Completed.as_str()), sessions::completed_at.eq(at)))
-        .returning((sessions::status, sessions::answered, sessions::total))
-        .get_result(&mut conn)
-        .await
-        .optional()
-        .map_err(from_diesel)?;
-        let (status, answered, total) = match completed {
-            Some(row) => row,
-            None => sessions::table
+        conn.transaction::<_, TxError, _>(async |conn| {
+            let completed: Option<(String, i32, i32)> = diesel::update(
+                sessions::table.find(session.0).filter(sessions::status.eq(SessionStatus::Started.as_str())),
+            )
+            .set((sessions::status.eq(SessionStatus::Completed.as_str()), sessions::completed_at.eq(completion.at)))
+            .returning((sessions::status, sessions::answered, sessions::total))
+            .get_result(conn)
+            .await
+            .optional()?;
+            if let Some((status, answered, total)) = completed {
+                let progress = progress(&status, answered, total).map_err(TxError::Domain)?;
+                // The outbox: the fact and its events commit together or not at all.
+                emit_events(conn, &completion.events(&progress)).await?;
+                return Ok(progress);
+            }
+            let (status, answered, total): (String, i32, i32) = sessions::table
                 .find(session.0)
                 .select((sessions::status, sessions::answered, sessions::total))
-                .first(&mut conn)
+                .first(conn)
                 .await
-                .optional()
-                .map_err(from_diesel)?
-                .ok_or_else(|| Error::not_found("session"))?,
-        };
-        progress(&status, answered, total)
+                .optional()?
+                .ok_or_else(|| TxError::Domain(Error::not_found("session")))?;
+            progress(&status, answered, total).map_err(TxError::Domain)
+        })
+        .await
+        .map_err(Error::from)
     }
 }

@@ -10,6 +10,7 @@ mod schema;
 mod store;
 #[cfg(feature = "test-db")]
 pub mod test_db;
+mod webhooks;
 
 pub use migrate::{MIGRATIONS, pending_migrations, run_migrations};
 pub use pool::{PoolSettings, connect};

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
 use pulse_domain::quota::{QuotaFamily, QuotaPolicy};
+use pulse_domain::webhooks::RetrySchedule;
 use pulse_postgres::PoolSettings;
 use secrecy::SecretString;
 
@@ -32,6 +33,68 @@ pub struct Settings {
     pub pool: PoolSettings,
     /// Proxies whose `X-Forwarded-For` names the client (for per-network limits).
     pub trusted_proxies: Vec<IpAddr>,
+    pub webhooks: WebhookSettings,
+}
+
+/// How webhooks are sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WebhookSettings {
+    /// Lets URLs be `http://` and reach loopback and private addresses: tests and local development only.
+    pub allow_private: bool,
+    pub schedule: RetrySchedule,
+    /// How long an endpoint has to answer.
+    pub timeout: std::time::Duration,
+    /// How often an idle worker looks for due deliveries.
+    pub poll_every: std::time::Duration,
+}
+
+impl Default for WebhookSettings {
+    fn default() -> Self {
+        Self {
+            allow_private: false,
+            schedule: RetrySchedule::default(),
+            timeout: std::time::Duration::from_secs(10),
+            poll_every: std::time::Duration::from_secs(1),
+        }
+    }
+}
+
+fn webhook_settings(var: &impl Fn(&str) -> Option<String>) -> anyhow::Result<WebhookSettings> {
+    let allow_private = match var("PULSE_WEBHOOK_ALLOW_PRIVATE").as_deref() {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => bail!("PULSE_WEBHOOK_ALLOW_PRIVATE must be `true` or `false`, not `{other}`"),
+    };
+    let mut settings = WebhookSettings { allow_private, ..WebhookSettings::default() };
+    if let Some(secs) = var("PULSE_WEBHOOK_TIMEOUT_SECS") {
+        let secs: u64 = secs.parse().context("PULSE_WEBHOOK_TIMEOUT_SECS must be a whole number of seconds")?;
+        if !(1..=60).contains(&secs) {
+            bail!("PULSE_WEBHOOK_TIMEOUT_SECS must be from 1 to 60");
+        }
+        settings.timeout = std::time::Duration::from_secs(secs);
+    }
+    let delays = var("PULSE_WEBHOOK_RETRY_DELAYS");
+    let attempts = var("PULSE_WEBHOOK_MAX_ATTEMPTS");
+    if delays.is_some() || attempts.is_some() {
+        let delays = match delays {
+            None => [60, 300, 1800, 7200, 43200].into_iter().map(time::Duration::seconds).collect(),
+            Some(list) => list
+                .split(',')
+                .map(|d| {
+                    d.trim().parse::<u32>().map(|s| time::Duration::seconds(i64::from(s))).with_context(|| {
+                        format!("PULSE_WEBHOOK_RETRY_DELAYS: `{}` is not a whole number of seconds", d.trim())
+                    })
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?,
+        };
+        let attempts = match attempts {
+            None => 5,
+            Some(n) => n.parse().context("PULSE_WEBHOOK_MAX_ATTEMPTS must be a whole number")?,
+        };
+        settings.schedule = RetrySchedule::new(delays, attempts)
+            .map_err(|e| anyhow::anyhow!("PULSE_WEBHOOK_RETRY_DELAYS / PULSE_WEBHOOK_MAX_ATTEMPTS: {e}"))?;
+    }
+    Ok(settings)
 }
 
 impl Settings {
@@ -84,6 +147,7 @@ impl Settings {
             .transpose()?
             .unwrap_or_default();
         Ok(Self {
+            webhooks: webhook_settings(&var)?,
             trusted_proxies,
             database_url: var("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned()),
             bind,
@@ -202,6 +266,25 @@ mod tests {
         assert!(s.quotas.enabled);
         assert_eq!(s.log_format, LogFormat::Json);
         assert!(s.master_key.is_none());
+        assert_eq!(s.webhooks, WebhookSettings::default());
+        assert_eq!(s.webhooks.schedule.max_attempts(), 5);
+    }
+
+    #[test]
+    fn webhook_knobs_are_read() {
+        let s = settings(&[
+            ("PULSE_WEBHOOK_ALLOW_PRIVATE", "true"),
+            ("PULSE_WEBHOOK_TIMEOUT_SECS", "2"),
+            ("PULSE_WEBHOOK_RETRY_DELAYS", "1, 2"),
+            ("PULSE_WEBHOOK_MAX_ATTEMPTS", "3"),
+        ])
+        .expect("settings");
+        assert!(s.webhooks.allow_private);
+        assert_eq!(s.webhooks.timeout, std::time::Duration::from_secs(2));
+        assert_eq!(s.webhooks.schedule.after_failures(2), Some(time::Duration::seconds(2)));
+        assert_eq!(s.webhooks.schedule.after_failures(3), None);
+        let raised = settings(&[("PULSE_WEBHOOK_MAX_ATTEMPTS", "6")]).expect("settings");
+        assert_eq!(raised.webhooks.schedule.after_failures(5), Some(time::Duration::hours(12)));
     }
 
     #[test]
@@ -226,6 +309,10 @@ mod tests {
             ("PULSE_RATE_LIMITS", "maybe"),
             ("PULSE_LOG_FORMAT", "xml"),
             ("PULSE_QUOTAS", "bogus=1"),
+            ("PULSE_WEBHOOK_ALLOW_PRIVATE", "yes"),
+            ("PULSE_WEBHOOK_TIMEOUT_SECS", "0"),
+            ("PULSE_WEBHOOK_RETRY_DELAYS", "60,soon"),
+            ("PULSE_WEBHOOK_MAX_ATTEMPTS", "9"),
         ] {
             let err = settings(&[(var, value)]).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(err.contains(var), "{var}: {err}");

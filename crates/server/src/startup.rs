@@ -19,8 +19,10 @@ use pulse_domain::provisioning::Campaigns;
 use pulse_domain::quota::Quotas;
 use pulse_domain::respondents::Respondents;
 use pulse_domain::services::Tenancy;
+use pulse_domain::webhooks::{Dispatcher, Webhooks};
 use pulse_generator::TemplateGenerator;
 use pulse_postgres::PgStore;
+use pulse_webhook_http::{HttpTransport, TransportConfig};
 use secrecy::{ExposeSecret as _, SecretString};
 use time::OffsetDateTime;
 use tokio_util::sync::CancellationToken;
@@ -54,9 +56,34 @@ impl Platform for ServerPlatform {
     type Generator = TemplateGenerator;
     type LaunchTokens = Arc<JwtLaunchTokens>;
     type StudioTokens = JwtStudioTokens;
+    type WebhookTransport = HttpTransport;
 }
 
 pub type ServerState = AppState<ServerPlatform>;
+
+/// The webhook delivery worker's service.
+pub type ServerDispatcher = Dispatcher<PgStore, Arc<RingCrypto>, AppClock, HttpTransport>;
+
+/// The webhook transport and dispatcher of these settings.
+///
+/// # Errors
+/// When the HTTP client cannot be built.
+pub fn dispatcher_from(
+    settings: &Settings,
+    store: PgStore,
+    crypto: Arc<RingCrypto>,
+    clock: AppClock,
+) -> anyhow::Result<(HttpTransport, ServerDispatcher)> {
+    let webhooks = &settings.webhooks;
+    let transport =
+        HttpTransport::new(TransportConfig { timeout: webhooks.timeout, allow_private: webhooks.allow_private })
+            .context("building the webhook HTTP client")?;
+    // The lease outlasts a send and its recording by a wide margin; a worker that dies mid-send
+    // leaves its deliveries to be claimed again when it ends.
+    let lease = time::Duration::try_from(webhooks.timeout).unwrap_or(time::Duration::MINUTE) + time::Duration::MINUTE;
+    let dispatcher = Dispatcher::new(store, crypto, clock, transport.clone(), webhooks.schedule.clone(), lease);
+    Ok((transport, dispatcher))
+}
 
 /// The crypto adapter from the configured master key.
 ///
@@ -92,6 +119,8 @@ pub struct Application {
     port: u16,
     server: Server,
     state: web::Data<ServerState>,
+    dispatcher: Arc<ServerDispatcher>,
+    webhook_poll: Duration,
 }
 
 impl Application {
@@ -104,6 +133,12 @@ impl Application {
         let crypto = Arc::new(RingCrypto::new(&master));
         let launch_tokens = Arc::new(JwtLaunchTokens::new(&master));
         let store = store_from(settings)?;
+        if settings.webhooks.allow_private {
+            tracing::warn!(
+                "PULSE_WEBHOOK_ALLOW_PRIVATE is true: webhooks may go to http:// and private addresses (tests and local development only)"
+            );
+        }
+        let (transport, dispatcher) = dispatcher_from(settings, store.clone(), crypto.clone(), clock.clone())?;
         let state = web::Data::new(AppState::<ServerPlatform> {
             tenancy: Tenancy::new(store.clone(), crypto.clone(), clock.clone(), settings.quotas.workspace_limit()),
             idempotency: Idempotency::new(store.clone(), crypto.clone(), clock.clone()),
@@ -118,7 +153,13 @@ impl Application {
             ),
             respondents: Respondents::new(store.clone(), crypto.clone(), clock.clone(), launch_tokens),
             launch_keys: LaunchKeys::new(store.clone(), crypto.clone(), clock.clone()),
-            apps: Apps::new(store.clone(), crypto, clock.clone(), settings.quotas.enabled.then_some(HEARTBEAT_RATE)),
+            apps: Apps::new(
+                store.clone(),
+                crypto.clone(),
+                clock.clone(),
+                settings.quotas.enabled.then_some(HEARTBEAT_RATE),
+            ),
+            webhooks: Webhooks::new(store.clone(), crypto, clock.clone(), transport, settings.webhooks.allow_private),
             studio_tokens: studio_tokens_from(settings),
             clock,
             network: NetworkPolicy { trusted_proxies: settings.trusted_proxies.clone() },
@@ -129,7 +170,7 @@ impl Application {
         let app_state = state.clone();
         let server =
             HttpServer::new(move || pulse_api::app(app_state.clone())).listen(listener)?.shutdown_timeout(10).run();
-        Ok(Self { port, server, state })
+        Ok(Self { port, server, state, dispatcher: Arc::new(dispatcher), webhook_poll: settings.webhooks.poll_every })
     }
 
     pub fn port(&self) -> u16 {
@@ -144,9 +185,11 @@ impl Application {
         let stop = CancellationToken::new();
         let maintenance =
             tokio::spawn(workers::maintenance(self.state.clone(), stop.clone(), Duration::from_secs(300)));
+        let deliveries = tokio::spawn(workers::deliver_webhooks(self.dispatcher, stop.clone(), self.webhook_poll));
         let served = self.server.await;
         stop.cancel();
         maintenance.await?;
+        deliveries.await?;
         Ok(served?)
     }
 }

@@ -1,11 +1,14 @@
 //! Background work that runs inside `pulse serve`.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::web;
 use tokio_util::sync::CancellationToken;
 
-use crate::startup::ServerState;
+use pulse_domain::webhooks::CLAIM_BATCH;
+
+use crate::startup::{ServerDispatcher, ServerState};
 
 /// Deletes idempotency records past their 24 hours, quota windows that have closed and spent
 /// launch-token ids past their token's expiry. Every
@@ -31,6 +34,31 @@ pub async fn maintenance(state: web::Data<ServerState>, stop: CancellationToken,
             Ok(purged) if purged > 0 => tracing::info!(purged, "purged expired spent launch tokens"),
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "purging spent launch tokens failed"),
+        }
+    }
+}
+
+/// Sends due webhook deliveries. A full batch means more may be due, so the next round starts at
+/// once; otherwise the worker waits `poll_every`. Any number of replicas may run it: claims never
+/// overlap. On stop, the round in flight finishes (its sends are bounded by their timeout).
+pub async fn deliver_webhooks(dispatcher: Arc<ServerDispatcher>, stop: CancellationToken, poll_every: Duration) {
+    loop {
+        let attempted = match dispatcher.deliver_due(CLAIM_BATCH).await {
+            Ok(attempted) => attempted,
+            Err(error) => {
+                tracing::warn!(%error, "webhook delivery round failed");
+                0
+            }
+        };
+        if attempted >= CLAIM_BATCH as usize {
+            if stop.is_cancelled() {
+                return;
+            }
+            continue;
+        }
+        tokio::select! {
+            () = stop.cancelled() => return,
+            () = tokio::time::sleep(poll_every) => {}
         }
     }
 }

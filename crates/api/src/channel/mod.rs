@@ -3,6 +3,7 @@
 pub mod campaigns;
 pub mod devices;
 pub mod identity;
+pub mod webhooks;
 
 use actix_web::{HttpRequest, web};
 use pulse_domain::RateLimitState;
@@ -36,6 +37,19 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
             )
             .service(web::resource("/campaigns/{id}/launch").route(web::post().to(campaigns::launch_campaign::<P>)))
             .service(web::resource("/launch").route(web::post().to(campaigns::mint_launch_link::<P>)))
+            .service(
+                web::resource("/webhooks")
+                    .route(web::get().to(webhooks::list::<P>))
+                    .route(web::post().to(webhooks::create::<P>)),
+            )
+            .service(
+                web::resource("/webhooks/{id}")
+                    .route(web::get().to(webhooks::get::<P>))
+                    .route(web::patch().to(webhooks::update::<P>))
+                    .route(web::delete().to(webhooks::delete::<P>)),
+            )
+            .service(web::resource("/webhooks/{id}/simulate").route(web::post().to(webhooks::simulate::<P>)))
+            .service(web::resource("/webhooks/{id}/deliveries").route(web::get().to(webhooks::deliveries::<P>)))
             .service(web::resource("/openapi.json").route(web::get().to(crate::openapi::openapi_json))),
     );
 }

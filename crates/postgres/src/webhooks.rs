@@ -1,0 +1,533 @@
+//! Webhook endpoints, the event outbox and deliveries. Events are written by the transaction of
+//! their fact ([`emit_events`]); workers claim due deliveries with `FOR UPDATE SKIP LOCKED` under a
+//! lease, so replicas never claim the same one and a dead worker's claim runs out.
+
+use diesel::sql_types::{Array, BigInt, Bool, Bytea, Integer, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::{QueryableByName, sql_query};
+use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
+use pulse_domain::ids::{DeliveryId, EventId, WebhookId, WorkspaceId};
+use pulse_domain::paging::PageRequest;
+use pulse_domain::ports::WebhookRepository;
+use pulse_domain::webhooks::{
+    AttemptRecord, AttemptView, Claim, ClaimedDelivery, DISABLE_AFTER_DEAD, DeliveryStatus, DeliveryView, EventType,
+    NewEvent, NewSubscription, Subscription, SubscriptionChanges,
+};
+use pulse_domain::{Error, ErrorCode, Result};
+use serde_json::Value;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::error::from_diesel;
+use crate::store::{PgStore, TxError};
+
+fn corrupt(what: &str) -> Error {
+    Error::internal(format!("a webhook row has an unknown {what}"))
+}
+
+fn event_type(text: &str) -> Result<EventType> {
+    EventType::parse(text).ok_or_else(|| corrupt("event type"))
+}
+
+fn aggregate(text: &str) -> Result<&'static str> {
+    ["conversation", "webhook"].into_iter().find(|a| *a == text).ok_or_else(|| corrupt("aggregate"))
+}
+
+fn to_u32(n: i32) -> u32 {
+    u32::try_from(n).unwrap_or(0)
+}
+
+fn to_i32(n: u32) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+/// Writes each event to the outbox with a delivery to every active endpoint of its workspace that
+/// subscribed to its type (or to every type), in the caller's transaction.
+pub(crate) async fn emit_events(conn: &mut AsyncPgConnection, events: &[NewEvent]) -> diesel::QueryResult<()> {
+    for event in events {
+        sql_query(
+            "WITH event AS (
+                INSERT INTO webhook_events (id, workspace_id, event_type, aggregate, aggregate_id, payload, occurred_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7)
+                RETURNING id, workspace_id, event_type, occurred_at
+            )
+            INSERT INTO webhook_deliveries (id, subscription_id, event_id, status, next_attempt_at)
+            SELECT gen_random_uuid(), s.id, e.id, 'PENDING', e.occurred_at
+            FROM event e JOIN webhook_subscriptions s ON s.workspace_id = e.workspace_id
+            WHERE s.is_active AND (cardinality(s.event_types) = 0 OR e.event_type = ANY (s.event_types))",
+        )
+        .bind::<SqlUuid, _>(event.id.0)
+        .bind::<SqlUuid, _>(event.workspace_id.0)
+        .bind::<Text, _>(event.event_type.as_str())
+        .bind::<Text, _>(event.aggregate)
+        .bind::<SqlUuid, _>(event.aggregate_id)
+        .bind::<Jsonb, _>(Value::Object(event.payload.clone()))
+        .bind::<Timestamptz, _>(event.occurred_at)
+        .execute(conn)
+        .await?;
+    }
+    Ok(())
+}
+
+const SUBSCRIPTION_COLUMNS: &str =
+    "id, workspace_id, url, description, event_types, is_active, disabled_at, disabled_reason, created_at";
+
+#[derive(QueryableByName)]
+struct SubscriptionRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    workspace_id: Uuid,
+    #[diesel(sql_type = Text)]
+    url: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    description: Option<String>,
+    #[diesel(sql_type = Array<Text>)]
+    event_types: Vec<String>,
+    #[diesel(sql_type = Bool)]
+    is_active: bool,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    disabled_at: Option<OffsetDateTime>,
+    #[diesel(sql_type = Nullable<Text>)]
+    disabled_reason: Option<String>,
+    #[diesel(sql_type = Timestamptz)]
+    created_at: OffsetDateTime,
+}
+
+impl SubscriptionRow {
+    fn into_domain(self) -> Result<Subscription> {
+        Ok(Subscription {
+            id: WebhookId(self.id),
+            workspace_id: WorkspaceId(self.workspace_id),
+            url: self.url,
+            description: self.description,
+            event_types: self.event_types.iter().map(|t| event_type(t)).collect::<Result<_>>()?,
+            is_active: self.is_active,
+            disabled_at: self.disabled_at,
+            disabled_reason: self.disabled_reason,
+            created_at: self.created_at,
+        })
+    }
+}
+
+fn type_names(types: &[EventType]) -> Vec<&'static str> {
+    types.iter().map(|t| t.as_str()).collect()
+}
+
+#[derive(QueryableByName)]
+struct DeliveryRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = BigInt)]
+    position: i64,
+    #[diesel(sql_type = SqlUuid)]
+    event_id: Uuid,
+    #[diesel(sql_type = Text)]
+    event_type: String,
+    #[diesel(sql_type = Text)]
+    status: String,
+    #[diesel(sql_type = Integer)]
+    attempts: i32,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    next_attempt_at: Option<OffsetDateTime>,
+    #[diesel(sql_type = Nullable<Integer>)]
+    last_status_code: Option<i32>,
+    #[diesel(sql_type = Nullable<Text>)]
+    last_error: Option<String>,
+    #[diesel(sql_type = Timestamptz)]
+    occurred_at: OffsetDateTime,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    delivered_at: Option<OffsetDateTime>,
+}
+
+#[derive(QueryableByName)]
+struct AttemptRow {
+    #[diesel(sql_type = SqlUuid)]
+    delivery_id: Uuid,
+    #[diesel(sql_type = Integer)]
+    attempt: i32,
+    #[diesel(sql_type = Timestamptz)]
+    attempted_at: OffsetDateTime,
+    #[diesel(sql_type = Nullable<Integer>)]
+    status_code: Option<i32>,
+    #[diesel(sql_type = Nullable<Text>)]
+    error: Option<String>,
+    #[diesel(sql_type = Integer)]
+    duration_ms: i32,
+}
+
+fn status_code(code: Option<i32>) -> Option<u16> {
+    code.and_then(|c| u16::try_from(c).ok())
+}
+
+#[derive(QueryableByName)]
+struct ClaimedRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = Integer)]
+    attempts: i32,
+    #[diesel(sql_type = SqlUuid)]
+    subscription_id: Uuid,
+    #[diesel(sql_type = Text)]
+    url: String,
+    #[diesel(sql_type = Bytea)]
+    secret_sealed: Vec<u8>,
+    #[diesel(sql_type = SqlUuid)]
+    event_id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    workspace_id: Uuid,
+    #[diesel(sql_type = Text)]
+    event_type: String,
+    #[diesel(sql_type = Text)]
+    aggregate: String,
+    #[diesel(sql_type = SqlUuid)]
+    aggregate_id: Uuid,
+    #[diesel(sql_type = Jsonb)]
+    payload: Value,
+    #[diesel(sql_type = Timestamptz)]
+    occurred_at: OffsetDateTime,
+}
+
+impl ClaimedRow {
+    fn into_domain(self, claim_token: Uuid) -> Result<ClaimedDelivery> {
+        let Value::Object(payload) = self.payload else { return Err(corrupt("payload")) };
+        Ok(ClaimedDelivery {
+            id: DeliveryId(self.id),
+            claim_token,
+            attempts: to_u32(self.attempts),
+            subscription_id: WebhookId(self.subscription_id),
+            url: self.url,
+            secret_sealed: self.secret_sealed,
+            event: NewEvent {
+                id: EventId(self.event_id),
+                workspace_id: WorkspaceId(self.workspace_id),
+                event_type: event_type(&self.event_type)?,
+                aggregate: aggregate(&self.aggregate)?,
+                aggregate_id: self.aggregate_id,
+                payload,
+                occurred_at: self.occurred_at,
+            },
+        })
+    }
+}
+
+#[derive(QueryableByName)]
+struct PositionRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = BigInt)]
+    position: i64,
+}
+
+impl WebhookRepository for PgStore {
+    async fn insert_subscription(&self, new: &NewSubscription, max_per_workspace: usize) -> Result<()> {
+        let s = &new.subscription;
+        let max = i64::try_from(max_per_workspace).unwrap_or(i64::MAX);
+        let mut conn = self.conn().await?;
+        conn.transaction::<_, TxError, _>(async |conn| {
+            // Serialises creations in the workspace, so the limit holds under concurrency.
+            sql_query("SELECT 1 FROM workspaces WHERE id = $1 FOR NO KEY UPDATE")
+                .bind::<SqlUuid, _>(s.workspace_id.0)
+                .execute(conn)
+                .await?;
+            #[derive(QueryableByName)]
+            struct Count {
+                #[diesel(sql_type = BigInt)]
+                n: i64,
+            }
+            let held: Count = sql_query("SELECT count(*) AS n FROM webhook_subscriptions WHERE workspace_id = $1")
+                .bind::<SqlUuid, _>(s.workspace_id.0)
+                .get_result(conn)
+                .await?;
+            if held.n >= max {
+                return Err(TxError::Domain(Error::refused(
+                    ErrorCode::Conflict,
+                    format!("a workspace holds at most {max_per_workspace} webhook endpoints; delete one first"),
+                )));
+            }
+            sql_query(
+                "INSERT INTO webhook_subscriptions (id, workspace_id, url, description, event_types, secret_sealed,
+                    is_active, created_at, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
+            )
+            .bind::<SqlUuid, _>(s.id.0)
+            .bind::<SqlUuid, _>(s.workspace_id.0)
+            .bind::<Text, _>(&s.url)
+            .bind::<Nullable<Text>, _>(s.description.as_deref())
+            .bind::<Array<Text>, _>(type_names(&s.event_types))
+            .bind::<Bytea, _>(&new.secret_sealed)
+            .bind::<Bool, _>(s.is_active)
+            .bind::<Timestamptz, _>(s.created_at)
+            .execute(conn)
+            .await?;
+            Ok(())
+        })
+        .await
+        .map_err(Error::from)
+    }
+
+    async fn list_subscriptions(&self, workspace: WorkspaceId) -> Result<Vec<Subscription>> {
+        let rows: Vec<SubscriptionRow> = sql_query(format!(
+            "SELECT {SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE workspace_id = $1 ORDER BY created_at, id"
+        ))
+        .bind::<SqlUuid, _>(workspace.0)
+        .load(&mut self.conn().await?)
+        .await
+        .map_err(from_diesel)?;
+        rows.into_iter().map(SubscriptionRow::into_domain).collect()
+    }
+
+    async fn find_subscription(&self, workspace: WorkspaceId, id: WebhookId) -> Result<Option<Subscription>> {
+        let rows: Vec<SubscriptionRow> = sql_query(format!(
+            "SELECT {SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE id = $1 AND workspace_id = $2"
+        ))
+        .bind::<SqlUuid, _>(id.0)
+        .bind::<SqlUuid, _>(workspace.0)
+        .load(&mut self.conn().await?)
+        .await
+        .map_err(from_diesel)?;
+        rows.into_iter().next().map(SubscriptionRow::into_domain).transpose()
+    }
+
+    async fn update_subscription(
+        &self,
+        workspace: WorkspaceId,
+        id: WebhookId,
+        changes: &SubscriptionChanges,
+        at: OffsetDateTime,
+    ) -> Result<Option<Subscription>> {
+        let rows: Vec<SubscriptionRow> = sql_query(format!(
+            "UPDATE webhook_subscriptions SET
+                url = COALESCE($3, url),
+                description = CASE WHEN $4 THEN $5 ELSE description END,
+                event_types = COALESCE($6, event_types),
+                is_active = COALESCE($7, is_active),
+                disabled_at = CASE WHEN $7 IS TRUE THEN NULL ELSE disabled_at END,
+                disabled_reason = CASE WHEN $7 IS TRUE THEN NULL ELSE disabled_reason END,
+                dead_in_a_row = CASE WHEN $7 IS TRUE THEN 0 ELSE dead_in_a_row END,
+                updated_at = $8
+            WHERE id = $1 AND workspace_id = $2
+            RETURNING {SUBSCRIPTION_COLUMNS}"
+        ))
+        .bind::<SqlUuid, _>(id.0)
+        .bind::<SqlUuid, _>(workspace.0)
+        .bind::<Nullable<Text>, _>(changes.url.as_deref())
+        .bind::<Bool, _>(changes.description.is_some())
+        .bind::<Nullable<Text>, _>(changes.description.clone().flatten())
+        .bind::<Nullable<Array<Text>>, _>(changes.event_types.as_deref().map(type_names))
+        .bind::<Nullable<Bool>, _>(changes.is_active)
+        .bind::<Timestamptz, _>(at)
+        .load(&mut self.conn().await?)
+        .await
+        .map_err(from_diesel)?;
+        rows.into_iter().next().map(SubscriptionRow::into_domain).transpose()
+    }
+
+    async fn delete_subscription(&self, workspace: WorkspaceId, id: WebhookId) -> Result<bool> {
+        let deleted = sql_query("DELETE FROM webhook_subscriptions WHERE id = $1 AND workspace_id = $2")
+            .bind::<SqlUuid, _>(id.0)
+            .bind::<SqlUuid, _>(workspace.0)
+            .execute(&mut self.conn().await?)
+            .await
+            .map_err(from_diesel)?;
+        Ok(deleted > 0)
+    }
+
+    async fn queue_test_event(
+        &self,
+        workspace: WorkspaceId,
+        id: WebhookId,
+        event: &NewEvent,
+    ) -> Result<Option<DeliveryView>> {
+        let rows: Vec<PositionRow> = sql_query(
+            "WITH target AS (
+                SELECT id FROM webhook_subscriptions WHERE id = $1 AND workspace_id = $2
+            ), event AS (
+                INSERT INTO webhook_events (id, workspace_id, event_type, aggregate, aggregate_id, payload, occurred_at)
+                SELECT $3, $2, $4, $5, $6, $7, $8 FROM target
+                RETURNING id
+            )
+            INSERT INTO webhook_deliveries (id, subscription_id, event_id, status, next_attempt_at)
+            SELECT gen_random_uuid(), target.id, event.id, 'PENDING', $8 FROM target, event
+            RETURNING id, position",
+        )
+        .bind::<SqlUuid, _>(id.0)
+        .bind::<SqlUuid, _>(workspace.0)
+        .bind::<SqlUuid, _>(event.id.0)
+        .bind::<Text, _>(event.event_type.as_str())
+        .bind::<Text, _>(event.aggregate)
+        .bind::<SqlUuid, _>(event.aggregate_id)
+        .bind::<Jsonb, _>(Value::Object(event.payload.clone()))
+        .bind::<Timestamptz, _>(event.occurred_at)
+        .load(&mut self.conn().await?)
+        .await
+        .map_err(from_diesel)?;
+        Ok(rows.into_iter().next().map(|row| DeliveryView {
+            id: DeliveryId(row.id),
+            event_id: event.id,
+            event_type: event.event_type,
+            status: DeliveryStatus::Pending,
+            attempts: 0,
+            next_attempt_at: Some(event.occurred_at),
+            last_status_code: None,
+            last_error: None,
+            occurred_at: event.occurred_at,
+            delivered_at: None,
+            history: vec![],
+            position: row.position,
+        }))
+    }
+
+    async fn list_deliveries(&self, subscription: WebhookId, page: &PageRequest) -> Result<Vec<DeliveryView>> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<DeliveryRow> = sql_query(
+            "SELECT d.id, d.position, d.event_id, e.event_type, d.status, d.attempts, d.next_attempt_at,
+                d.last_status_code, d.last_error, e.occurred_at, d.delivered_at
+            FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+            WHERE d.subscription_id = $1 AND ($2::bigint IS NULL OR d.position < $2)
+            ORDER BY d.position DESC
+            LIMIT $3",
+        )
+        .bind::<SqlUuid, _>(subscription.0)
+        .bind::<Nullable<BigInt>, _>(page.after.map(|k| k.position))
+        .bind::<BigInt, _>(i64::from(page.limit) + 1)
+        .load(&mut conn)
+        .await
+        .map_err(from_diesel)?;
+        let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
+        let attempts: Vec<AttemptRow> = sql_query(
+            "SELECT delivery_id, attempt, attempted_at, status_code, error, duration_ms
+            FROM webhook_attempts WHERE delivery_id = ANY ($1) ORDER BY delivery_id, attempt",
+        )
+        .bind::<Array<SqlUuid>, _>(&ids)
+        .load(&mut conn)
+        .await
+        .map_err(from_diesel)?;
+        rows.into_iter()
+            .map(|row| {
+                let history = attempts
+                    .iter()
+                    .filter(|a| a.delivery_id == row.id)
+                    .map(|a| AttemptView {
+                        attempt: to_u32(a.attempt),
+                        attempted_at: a.attempted_at,
+                        status_code: status_code(a.status_code),
+                        error: a.error.clone(),
+                        duration_ms: to_u32(a.duration_ms),
+                    })
+                    .collect();
+                Ok(DeliveryView {
+                    id: DeliveryId(row.id),
+                    event_id: EventId(row.event_id),
+                    event_type: event_type(&row.event_type)?,
+                    status: DeliveryStatus::parse(&row.status).ok_or_else(|| corrupt("status"))?,
+                    attempts: to_u32(row.attempts),
+                    next_attempt_at: row.next_attempt_at,
+                    last_status_code: status_code(row.last_status_code),
+                    last_error: row.last_error,
+                    occurred_at: row.occurred_at,
+                    delivered_at: row.delivered_at,
+                    history,
+                    position: row.position,
+                })
+            })
+            .collect()
+    }
+
+    async fn claim_deliveries(&self, claim: &Claim) -> Result<Vec<ClaimedDelivery>> {
+        // Moving `next_attempt_at` to the lease's end is the claim: a concurrent claimer skips the
+        // locked rows, and once this commits they are no longer due.
+        let rows: Vec<ClaimedRow> = sql_query(
+            "WITH due AS (
+                SELECT d.id FROM webhook_deliveries d
+                JOIN webhook_subscriptions s ON s.id = d.subscription_id
+                JOIN webhook_events e ON e.id = d.event_id
+                WHERE d.status IN ('PENDING', 'FAILED') AND d.next_attempt_at <= $1
+                    AND (s.is_active OR e.event_type = 'webhook.test')
+                ORDER BY d.next_attempt_at
+                LIMIT $2
+                FOR UPDATE OF d SKIP LOCKED
+            )
+            UPDATE webhook_deliveries d SET next_attempt_at = $3, claim_token = $4
+            FROM due, webhook_subscriptions s, webhook_events e
+            WHERE d.id = due.id AND s.id = d.subscription_id AND e.id = d.event_id
+            RETURNING d.id, d.attempts, s.id AS subscription_id, s.url, s.secret_sealed, e.id AS event_id,
+                e.workspace_id, e.event_type, e.aggregate, e.aggregate_id, e.payload, e.occurred_at",
+        )
+        .bind::<Timestamptz, _>(claim.now)
+        .bind::<BigInt, _>(i64::from(claim.limit))
+        .bind::<Timestamptz, _>(claim.lease_until)
+        .bind::<SqlUuid, _>(claim.token)
+        .load(&mut self.conn().await?)
+        .await
+        .map_err(from_diesel)?;
+        rows.into_iter().map(|row| row.into_domain(claim.token)).collect()
+    }
+
+    async fn record_attempt(&self, attempt: &AttemptRecord) -> Result<bool> {
+        let mut conn = self.conn().await?;
+        conn.transaction::<_, TxError, _>(async |conn| {
+            let updated = sql_query(
+                "UPDATE webhook_deliveries SET status = $3, attempts = $4, next_attempt_at = $5,
+                    last_status_code = $6, last_error = $7,
+                    delivered_at = CASE WHEN $3 = 'DELIVERED' THEN $8 ELSE delivered_at END,
+                    claim_token = NULL
+                WHERE id = $1 AND claim_token = $2",
+            )
+            .bind::<SqlUuid, _>(attempt.delivery.0)
+            .bind::<SqlUuid, _>(attempt.claim_token)
+            .bind::<Text, _>(attempt.status.as_str())
+            .bind::<Integer, _>(to_i32(attempt.attempt))
+            .bind::<Nullable<Timestamptz>, _>(attempt.next_attempt_at)
+            .bind::<Nullable<Integer>, _>(attempt.status_code.map(i32::from))
+            .bind::<Nullable<Text>, _>(attempt.error.as_deref())
+            .bind::<Timestamptz, _>(attempt.attempted_at)
+            .execute(conn)
+            .await?;
+            if updated == 0 {
+                return Ok(false);
+            }
+            sql_query(
+                "INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
+                VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind::<SqlUuid, _>(attempt.delivery.0)
+            .bind::<Integer, _>(to_i32(attempt.attempt))
+            .bind::<Timestamptz, _>(attempt.attempted_at)
+            .bind::<Nullable<Integer>, _>(attempt.status_code.map(i32::from))
+            .bind::<Nullable<Text>, _>(attempt.error.as_deref())
+            .bind::<Integer, _>(to_i32(attempt.duration_ms))
+            .execute(conn)
+            .await?;
+            match attempt.status {
+                DeliveryStatus::Delivered => {
+                    sql_query("UPDATE webhook_subscriptions SET dead_in_a_row = 0 WHERE id = $1 AND dead_in_a_row > 0")
+                        .bind::<SqlUuid, _>(attempt.subscription.0)
+                        .execute(conn)
+                        .await?;
+                }
+                DeliveryStatus::Dead => {
+                    // SET reads the row as it was: `dead_in_a_row + 1` is the new run.
+                    sql_query(
+                        "UPDATE webhook_subscriptions SET
+                            dead_in_a_row = dead_in_a_row + 1,
+                            disabled_at = CASE WHEN is_active AND dead_in_a_row + 1 >= $2 THEN $3 ELSE disabled_at END,
+                            disabled_reason = CASE WHEN is_active AND dead_in_a_row + 1 >= $2 THEN $4
+                                ELSE disabled_reason END,
+                            is_active = is_active AND dead_in_a_row + 1 < $2
+                        WHERE id = $1",
+                    )
+                    .bind::<SqlUuid, _>(attempt.subscription.0)
+                    .bind::<Integer, _>(to_i32(DISABLE_AFTER_DEAD))
+                    .bind::<Timestamptz, _>(attempt.attempted_at)
+                    .bind::<Text, _>(&attempt.disable_reason)
+                    .execute(conn)
+                    .await?;
+                }
+                DeliveryStatus::Pending | DeliveryStatus::Failed => {}
+            }
+            Ok(true)
+        })
+        .await
+        .map_err(Error::from)
+    }
+}
