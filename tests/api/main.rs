@@ -14,6 +14,8 @@ mod openapi;
 mod orgs;
 mod public;
 mod quotas;
+mod receiver;
 mod secrets;
 mod signed_tokens;
 mod studio;
+mod webhooks;
