@@ -142,6 +142,7 @@ async fn a_finished_survey_reaches_the_partner_endpoint_signed() {
     assert_eq!(at(&delivery["deliveredAt"]), app.now());
     assert_eq!(delivery["history"][0]["statusCode"], 200);
     assert!(!captured_logs().contains(&secret), "the secret is never logged");
+    assert_eq!(app.tables_holding(&secret).await, Vec::<String>::new(), "the secret is sealed at rest");
 }
 
 #[tokio::test]
