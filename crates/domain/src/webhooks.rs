@@ -178,8 +178,9 @@ fn ipv6_refusal(ip: Ipv6Addr) -> Option<&'static str> {
     }
     let embedded_v4 = |hi: u16, lo: u16| Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo));
     Some(match segments {
-        // IPv4-compatible (deprecated) and NAT64: judged by the address they carry.
-        [0, 0, 0, 0, 0, 0, hi, lo] | [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => {
+        // IPv4-compatible (deprecated) and NAT64 (well-known and local-use): judged by the address
+        // they carry.
+        [0, 0, 0, 0, 0, 0, hi, lo] | [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] | [0x64, 0xff9b, 1, _, _, _, hi, lo] => {
             return ipv4_refusal(embedded_v4(hi, lo)).map(|_| "IPv6 form of a non-public IPv4 address");
         }
         [0x2002, hi, lo, ..] => return ipv4_refusal(embedded_v4(hi, lo)).map(|_| "6to4 form of a non-public address"),
@@ -188,7 +189,7 @@ fn ipv6_refusal(ip: Ipv6Addr) -> Option<&'static str> {
         [s, ..] if s & 0xffc0 == 0xfe80 => "link-local",
         [s, ..] if s & 0xffc0 == 0xfec0 => "site-local",
         [0x2001, 0x0db8, ..] => "documentation",
-        [s, ..] if s & 0xfff0 == 0x3ff0 => "documentation",
+        [0x3fff, s, ..] if s & 0xf000 == 0 => "documentation",
         [0x0100, 0, 0, 0, ..] => "discard-only",
         [0x2001, 0, ..] => "Teredo",
         [0x2001, s, ..] if s < 0x0200 => "IETF protocol assignments",
@@ -678,9 +679,9 @@ where
         cursor: Option<&str>,
     ) -> Result<Page<DeliveryView>> {
         let workspace = Self::workspace(principal, workspace_header)?;
+        self.repo.find_subscription(workspace, id).await?.ok_or_else(|| Error::not_found("webhook"))?;
         let cursors = Cursors::new(&self.crypto, format!("webhook-deliveries/{id}"));
         let request = cursors.request(limit, cursor)?;
-        self.repo.find_subscription(workspace, id).await?.ok_or_else(|| Error::not_found("webhook"))?;
         let rows = self.repo.list_deliveries(id, &request).await?;
         Ok(cursors.page(&request, rows, |d| PageKey { position: d.position }))
     }
@@ -763,10 +764,11 @@ where
         })
     }
 
-    /// Sends a claimed delivery and records the attempt; returns the delivery's new status.
+    /// Sends a claimed delivery and records the attempt; returns the delivery's new status. A
+    /// secret that does not open is recorded as a failed attempt, not sent.
     ///
     /// # Errors
-    /// Port errors; `Internal` when the secret does not open (recorded as a failed attempt first).
+    /// Port errors.
     pub async fn attempt(&self, delivery: &ClaimedDelivery) -> Result<DeliveryStatus> {
         let outcome = match self.request(delivery) {
             Ok(request) => self.transport.post(&request).await,
@@ -833,7 +835,7 @@ where
 pub fn refused_address(host: &str, address: IpAddr, why: &str) -> Error {
     Error::refused(
         ErrorCode::ValidationFailed,
-        format!("`url`: {host} resolves to {address}, a {why} address; webhooks go to public addresses only"),
+        format!("`url`: {host} resolves to {address} ({why}); webhooks go to public addresses only"),
     )
 }
 
@@ -874,11 +876,22 @@ mod tests {
             "64:ff9b::a00:1",
             "2002:c0a8:0101::1",
             "::127.0.0.1",
+            "64:ff9b:1::a00:1",
+            "3fff::1",
         ] {
             let ip: IpAddr = refused.parse().expect("an address");
             assert!(address_refusal(ip).is_some(), "{refused} should be refused");
         }
-        for public in ["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "2606:4700::1111", "::ffff:8.8.8.8"] {
+        for public in [
+            "8.8.8.8",
+            "1.1.1.1",
+            "172.32.0.1",
+            "100.128.0.1",
+            "2606:4700::1111",
+            "::ffff:8.8.8.8",
+            "3ff0::1",
+            "64:ff9b::808:808",
+        ] {
             let ip: IpAddr = public.parse().expect("an address");
             assert_eq!(address_refusal(ip), None, "{public} is public");
         }

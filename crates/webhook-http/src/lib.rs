@@ -181,7 +181,7 @@ impl fmt::Display for Unreachable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Unreachable::Refused { host, address, why } => {
-                write!(f, "address refused: {host} resolves to {address}, a {why} address")
+                write!(f, "address refused: {host} resolves to {address} ({why})")
             }
             Unreachable::Unresolved { host } => write!(f, "{host} does not resolve"),
         }

@@ -121,11 +121,11 @@ async fn check(transport: &HttpTransport, url: &str) -> pulse_domain::Result<()>
 async fn check_target_refuses_non_public_addresses() {
     let transport = guarded();
     for (url, named) in [
-        ("https://127.0.0.1/", "127.0.0.1, a loopback address"),
-        ("https://[::1]/", "::1, a loopback address"),
+        ("https://127.0.0.1/", "127.0.0.1 (loopback)"),
+        ("https://[::1]/", "::1 (loopback)"),
         ("https://localhost:8443/", "localhost resolves to"),
-        ("https://10.0.0.1/", "10.0.0.1, a private address"),
-        ("https://169.254.169.254/", "169.254.169.254, a link-local address"),
+        ("https://10.0.0.1/", "10.0.0.1 (private)"),
+        ("https://169.254.169.254/", "169.254.169.254 (link-local)"),
         ("https://[::ffff:127.0.0.1]/", "IPv4-mapped non-public address"),
     ] {
         let error = check(&transport, url).await.expect_err(url);
@@ -159,7 +159,7 @@ async fn post_to_a_loopback_name_is_refused_without_connecting() {
     let outcome = guarded().post(&request(format!("http://localhost:{port}{SECRET_TAIL}"))).await;
     let error = failure(&outcome);
     assert!(error.starts_with("address refused: localhost resolves to"), "{error}");
-    assert!(error.ends_with("a loopback address"), "{error}");
+    assert!(error.ends_with("(loopback)"), "{error}");
     assert_never_connected(&listener).await;
 }
 
@@ -167,7 +167,7 @@ async fn post_to_a_loopback_name_is_refused_without_connecting() {
 async fn post_to_a_loopback_literal_is_refused_without_connecting() {
     let (listener, port) = listener().await;
     let outcome = guarded().post(&request(format!("http://127.0.0.1:{port}{SECRET_TAIL}"))).await;
-    assert_eq!(failure(&outcome), "address refused: 127.0.0.1 resolves to 127.0.0.1, a loopback address");
+    assert_eq!(failure(&outcome), "address refused: 127.0.0.1 resolves to 127.0.0.1 (loopback)");
     assert_never_connected(&listener).await;
 }
 
