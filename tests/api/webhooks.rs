@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use pulse::startup::{AppClock, ServerDispatcher, crypto_from, dispatcher_from, store_from};
 use pulse_domain::ports::WebhookTransport as _;
+use pulse_domain::webhooks::{EVENT_RETENTION, Webhooks};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
@@ -520,4 +521,32 @@ async fn two_workers_on_one_database_never_send_the_same_attempt_twice() {
     let distinct: HashSet<&str> = received.iter().map(|r| r.header("x-svc-delivery")).collect();
     assert_eq!((received.len(), distinct.len()), (24, 24), "each delivery sent exactly once");
     assert!(deliveries(&app, &hooks.key, id(&hook)).await.iter().all(|d| d["status"] == "DELIVERED"));
+}
+
+#[tokio::test]
+async fn finished_events_leave_the_database_after_thirty_days() {
+    let app = webhook_app(Duration::from_secs(3600)).await;
+    let receiver = Receiver::start().await;
+    let (_, hooks) = webhook_partner(&app).await;
+    let (hook, _) = subscribed(&app, &hooks.key, &receiver.url, &[]).await;
+    let (transport, worker) = replica(&app);
+    app.simulate_webhook(&hooks.key, id(&hook)).await;
+    assert_eq!(worker.deliver_due(10).await.expect("round"), 1);
+    receiver.reply(Reply::Status(500));
+    app.simulate_webhook(&hooks.key, id(&hook)).await;
+    assert_eq!(worker.deliver_due(10).await.expect("round"), 1);
+
+    let webhooks = Webhooks::new(
+        store_from(&app.settings).expect("store"),
+        crypto_from(&app.settings).expect("crypto"),
+        AppClock::Settable(app.clock.clone()),
+        transport,
+        true,
+    );
+    app.clock.set(app.now() + EVENT_RETENTION + time::Duration::MINUTE);
+    assert_eq!(webhooks.purge_old_events().await.expect("purged"), 1);
+    let left = deliveries(&app, &hooks.key, id(&hook)).await;
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0]["status"], "FAILED", "a delivery still to attempt keeps its event");
+    assert_eq!((app.count_rows("webhook_events").await, app.count_rows("webhook_attempts").await), (1, 1));
 }

@@ -1276,6 +1276,23 @@ impl WebhookRepository for MemoryStore {
         }
         Ok(true)
     }
+
+    async fn purge_webhook_events(&self, before: OffsetDateTime) -> Result<u64> {
+        let mut state = self.state();
+        let open: std::collections::HashSet<EventId> = state
+            .deliveries
+            .iter()
+            .filter(|d| matches!(d.view.status, DeliveryStatus::Pending | DeliveryStatus::Failed))
+            .map(|d| d.view.event_id)
+            .collect();
+        let purged: Vec<EventId> =
+            state.events.values().filter(|e| e.occurred_at < before && !open.contains(&e.id)).map(|e| e.id).collect();
+        for id in &purged {
+            state.events.remove(id);
+        }
+        state.deliveries.retain(|d| !purged.contains(&d.view.event_id));
+        Ok(purged.len() as u64)
+    }
 }
 
 /// A transport that sends nothing: it records each request and answers from a script (204 once

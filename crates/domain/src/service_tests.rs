@@ -1040,3 +1040,22 @@ fn a_lost_claim_records_nothing_and_the_delivery_is_sent_again() {
     assert_eq!(ids.len(), 2);
     assert_eq!(ids[0], ids[1], "the receiver saw the same event twice: at least once, never lost");
 }
+
+#[test]
+fn finished_events_are_forgotten_after_thirty_days_and_open_ones_kept() {
+    let w = world();
+    let p = partner(&w, true);
+    let (subscription, _) = subscribe(&w, &p, &[]);
+    block_on(w.webhooks.simulate(&p.principal, None, subscription.id)).expect("queued");
+    block_on(w.webhooks.simulate(&p.principal, None, subscription.id)).expect("queued");
+    w.transport.answer([failing(200), failing(503)]);
+    assert_eq!(block_on(w.dispatcher.deliver_due(50)).expect("attempted"), 2);
+
+    w.clock.advance(crate::webhooks::EVENT_RETENTION - Duration::MINUTE);
+    assert_eq!(block_on(w.webhooks.purge_old_events()).expect("purged"), 0, "kept for thirty days");
+    w.clock.advance(Duration::MINUTE * 2);
+    assert_eq!(block_on(w.webhooks.purge_old_events()).expect("purged"), 1);
+    let left = deliveries(&w, &p, &subscription);
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0].status, DeliveryStatus::Failed, "a delivery still to attempt keeps its event");
+}

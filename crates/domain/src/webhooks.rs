@@ -37,6 +37,8 @@ const SECRET_RANDOM_CHARS: usize = 43;
 pub const DISABLE_AFTER_DEAD: u32 = 5;
 /// Deliveries one worker claims per round.
 pub const CLAIM_BATCH: u32 = 32;
+/// How long events and their delivery trail are kept once nothing is left to attempt.
+pub const EVENT_RETENTION: Duration = Duration::days(30);
 
 /// The kinds of event the service emits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -664,6 +666,14 @@ where
             occurred_at: self.clock.now(),
         };
         self.repo.queue_test_event(workspace, id, &event).await?.ok_or_else(|| Error::not_found("webhook"))
+    }
+
+    /// Forgets events older than [`EVENT_RETENTION`] whose deliveries are all finished.
+    ///
+    /// # Errors
+    /// Port errors.
+    pub async fn purge_old_events(&self) -> Result<u64> {
+        self.repo.purge_webhook_events(self.clock.now() - EVENT_RETENTION).await
     }
 
     /// A page of an endpoint's deliveries, newest first.

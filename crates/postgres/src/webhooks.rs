@@ -530,4 +530,17 @@ impl WebhookRepository for PgStore {
         .await
         .map_err(Error::from)
     }
+
+    async fn purge_webhook_events(&self, before: OffsetDateTime) -> Result<u64> {
+        let purged = sql_query(
+            "DELETE FROM webhook_events e WHERE e.occurred_at < $1 AND NOT EXISTS (
+                SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status IN ('PENDING', 'FAILED')
+            )",
+        )
+        .bind::<Timestamptz, _>(before)
+        .execute(&mut self.conn().await?)
+        .await
+        .map_err(from_diesel)?;
+        Ok(purged as u64)
+    }
 }

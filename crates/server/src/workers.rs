@@ -10,8 +10,9 @@ use pulse_domain::webhooks::CLAIM_BATCH;
 
 use crate::startup::{ServerDispatcher, ServerState};
 
-/// Deletes idempotency records past their 24 hours, quota windows that have closed and spent
-/// launch-token ids past their token's expiry. Every
+/// Deletes idempotency records past their 24 hours, quota windows that have closed, webhook events
+/// past their 30 days with nothing left to send, and spent launch-token ids past their token's
+/// expiry. Every
 /// replica may run it: the deletes are idempotent.
 pub async fn maintenance(state: web::Data<ServerState>, stop: CancellationToken, every: Duration) {
     let mut ticks = tokio::time::interval(every);
@@ -29,6 +30,11 @@ pub async fn maintenance(state: web::Data<ServerState>, stop: CancellationToken,
             Ok(purged) if purged > 0 => tracing::info!(purged, "purged closed quota windows"),
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "purging quota windows failed"),
+        }
+        match state.webhooks.purge_old_events().await {
+            Ok(purged) if purged > 0 => tracing::info!(purged, "purged webhook events past their retention"),
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "purging webhook events failed"),
         }
         match state.respondents.purge_spent_tokens().await {
             Ok(purged) if purged > 0 => tracing::info!(purged, "purged expired spent launch tokens"),
