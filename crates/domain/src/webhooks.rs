@@ -330,6 +330,19 @@ pub struct AttemptRecord {
     pub disable_reason: String,
 }
 
+/// What one attempt did, for the worker's log: never the URL, the body or the secret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttemptSummary {
+    pub delivery: DeliveryId,
+    pub event_type: EventType,
+    pub attempt: u32,
+    pub status: DeliveryStatus,
+    pub status_code: Option<u16>,
+    pub error: Option<String>,
+    /// False when the claim had been lost (the lease ran out): another worker records that delivery.
+    pub recorded: bool,
+}
+
 /// A signed POST, ready for the transport.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OutboundRequest {
@@ -709,10 +722,18 @@ fn description(text: Option<String>) -> Result<Option<String>> {
 fn event_types(names: Vec<String>) -> Result<Vec<EventType>> {
     let mut types = Vec::new();
     for name in names {
-        let event_type = EventType::parse(&name).filter(|t| *t != EventType::WebhookTest).ok_or_else(|| {
-            let known: Vec<_> = EventType::SUBSCRIBABLE.iter().map(|t| t.as_str()).collect();
-            Error::validation("eventTypes", format!("unknown event type {name:?}; subscribable: {}", known.join(", ")))
-        })?;
+        let subscribable = || EventType::SUBSCRIBABLE.map(EventType::as_str).join(", ");
+        let event_type = match EventType::parse(&name) {
+            Some(EventType::WebhookTest) => {
+                let problem = format!("webhook.test is sent by simulate only; subscribable: {}", subscribable());
+                return Err(Error::validation("eventTypes", problem));
+            }
+            Some(known) => known,
+            None => {
+                let problem = format!("unknown event type {name:?}; subscribable: {}", subscribable());
+                return Err(Error::validation("eventTypes", problem));
+            }
+        };
         if !types.contains(&event_type) {
             types.push(event_type);
         }
@@ -774,12 +795,12 @@ where
         })
     }
 
-    /// Sends a claimed delivery and records the attempt; returns the delivery's new status. A
-    /// secret that does not open is recorded as a failed attempt, not sent.
+    /// Sends a claimed delivery and records the attempt. A secret that does not open is recorded
+    /// as a failed attempt, not sent.
     ///
     /// # Errors
     /// Port errors.
-    pub async fn attempt(&self, delivery: &ClaimedDelivery) -> Result<DeliveryStatus> {
+    pub async fn attempt(&self, delivery: &ClaimedDelivery) -> Result<AttemptSummary> {
         let outcome = match self.request(delivery) {
             Ok(request) => self.transport.post(&request).await,
             Err(_) => PostOutcome {
@@ -824,20 +845,25 @@ where
             duration_ms: outcome.duration_ms,
             disable_reason,
         };
-        self.repo.record_attempt(&record).await?;
-        Ok(status)
+        let recorded = self.repo.record_attempt(&record).await?;
+        Ok(AttemptSummary {
+            delivery: delivery.id,
+            event_type: delivery.event.event_type,
+            attempt,
+            status,
+            status_code: record.status_code,
+            error: record.error,
+            recorded,
+        })
     }
 
-    /// Claims due deliveries and attempts them all at once; returns how many were attempted.
+    /// Claims due deliveries and attempts them all at once.
     ///
     /// # Errors
     /// Port errors of the claim; an attempt's failure to record is reported after all have run.
-    pub async fn deliver_due(&self, limit: u32) -> Result<usize> {
+    pub async fn deliver_due(&self, limit: u32) -> Result<Vec<AttemptSummary>> {
         let claimed = self.claim(limit).await?;
-        let results = join_all(claimed.iter().map(|d| self.attempt(d))).await;
-        let attempted = results.len();
-        results.into_iter().collect::<Result<Vec<_>>>()?;
-        Ok(attempted)
+        join_all(claimed.iter().map(|d| self.attempt(d))).await.into_iter().collect()
     }
 }
 

@@ -50,7 +50,21 @@ pub async fn maintenance(state: web::Data<ServerState>, stop: CancellationToken,
 pub async fn deliver_webhooks(dispatcher: Arc<ServerDispatcher>, stop: CancellationToken, poll_every: Duration) {
     loop {
         let attempted = match dispatcher.deliver_due(CLAIM_BATCH).await {
-            Ok(attempted) => attempted,
+            Ok(attempts) => {
+                for a in &attempts {
+                    tracing::info!(
+                        delivery = %a.delivery,
+                        event_type = a.event_type.as_str(),
+                        attempt = a.attempt,
+                        status = a.status.as_str(),
+                        status_code = a.status_code,
+                        error = a.error.as_deref(),
+                        recorded = a.recorded,
+                        "webhook attempt"
+                    );
+                }
+                attempts.len()
+            }
             Err(error) => {
                 tracing::warn!(%error, "webhook delivery round failed");
                 0
