@@ -1,7 +1,4 @@
 //! The Studio's launch keys and signing setting of a campaign.
-
-use std::fmt::Write as _;
-
 use secrecy::SecretString;
 
 use crate::campaign::Campaign;
@@ -99,10 +96,7 @@ impl<R: CampaignRepository + LaunchRepository, C: Crypto, K: Clock> LaunchKeys<R
 
 /// The first 8 hex characters of the secret's SHA-256.
 fn fingerprint(digest: &[u8; 32]) -> String {
-    digest.iter().take(4).fold(String::with_capacity(8), |mut hex, b| {
-        let _infallible = write!(hex, "{b:02x}");
-        hex
-    })
+    crate::hex::encode(&digest[..4])
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod audience;
 pub mod campaign;
 pub mod clock;
 pub mod error;
+pub mod hex;
 pub mod idempotency;
 pub mod ids;
 pub mod launch;

@@ -776,10 +776,6 @@ fn v2_beat(registration: &Registration) -> HeartbeatInput {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 #[test]
 fn a_verified_app_user_is_attributed_at_start_and_heartbeats_are_rate_limited() {
     let w = world();
@@ -788,7 +784,7 @@ fn a_verified_app_user_is_attributed_at_start_and_heartbeats_are_rate_limited() 
     let (_, secret) = create_key(&w, &p, campaign.id);
     let user = UserInput {
         external_id: Some("user-1".into()),
-        user_hash: Some(hex(&TestCrypto::hmac_sha256(secret.as_bytes(), b"user-1"))),
+        user_hash: Some(crate::hex::encode(&TestCrypto::hmac_sha256(secret.as_bytes(), b"user-1"))),
         ..UserInput::default()
     };
     let registered =
@@ -944,7 +940,7 @@ fn a_finished_session_reaches_subscribed_endpoints_signed() {
     assert_eq!(t, w.clock.now().unix_timestamp().to_string());
     let mut signed = format!("{t}.").into_bytes();
     signed.extend_from_slice(&request.body);
-    assert_eq!(v1, hex(&TestCrypto::hmac_sha256(secret.as_bytes(), &signed)));
+    assert_eq!(v1, crate::hex::encode(&TestCrypto::hmac_sha256(secret.as_bytes(), &signed)));
 
     let body: Value = serde_json::from_slice(&request.body).expect("json");
     assert_eq!(header("x-svc-event"), body["id"].as_str().expect("id"));

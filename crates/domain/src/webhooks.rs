@@ -404,14 +404,6 @@ impl RetrySchedule {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut out, b| {
-        let _ = write!(out, "{b:02x}");
-        out
-    })
-}
-
 fn rfc3339(at: OffsetDateTime) -> Result<String> {
     at.format(&time::format_description::well_known::Rfc3339).map_err(Error::internal)
 }
@@ -422,7 +414,7 @@ pub fn signature_header(crypto: &impl Crypto, secret: &[u8], at: OffsetDateTime,
     let t = at.unix_timestamp();
     let mut signed = format!("{t}.").into_bytes();
     signed.extend_from_slice(body);
-    format!("t={t},v1={}", hex(&crypto.hmac_sha256(secret, &signed)))
+    format!("t={t},v1={}", crate::hex::encode(&crypto.hmac_sha256(secret, &signed)))
 }
 
 /// The JSON envelope partners receive.
