@@ -3,6 +3,7 @@
 //! This crate knows no web framework, no database and no async runtime. Adapters implement the
 //! traits in [`ports`]; the `memory` module (feature `memory`) holds in-memory ones for tests.
 
+pub mod analysis;
 pub mod api_key;
 pub mod apps;
 pub mod audience;
