@@ -92,7 +92,7 @@ pub struct RingCrypto {
     sealing: SealingKey,
 }
 
-const DIGEST_PURPOSES: [DigestPurpose; 9] = [
+const DIGEST_PURPOSES: [DigestPurpose; 10] = [
     DigestPurpose::ApiKey,
     DigestPurpose::IdempotencyFingerprint,
     DigestPurpose::LinkNonce,
@@ -102,6 +102,7 @@ const DIGEST_PURPOSES: [DigestPurpose; 9] = [
     DigestPurpose::VendorDevice,
     DigestPurpose::AppUser,
     DigestPurpose::Cursor,
+    DigestPurpose::AnalysisInput,
 ];
 
 impl RingCrypto {

@@ -352,6 +352,8 @@ pub struct CampaignCounts {
     pub invited: u64,
     pub invited_with_email: u64,
     pub invited_with_phone: u64,
+    /// Attached respondents whose invitation (or closed link) was used to finish a session.
+    pub responded: u64,
     /// Sessions started (consent given).
     pub started: u64,
     pub completed: u64,

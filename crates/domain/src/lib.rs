@@ -22,6 +22,7 @@ pub mod ports;
 pub mod provisioning;
 pub mod quota;
 pub mod respondents;
+pub mod results;
 pub mod services;
 pub mod session;
 pub mod studio;

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::analysis::{AnalysisJob, AnalysisRecord, Rejection, SessionInput, StepResult, Verdict};
 use crate::apps::{
     Activity, AppFacts, AppUserRecord, Attribution, AttributionKey, BeatFacts, BeatOutcome, BeatRecord, DeviceBeat,
     DeviceRecord, DeviceRegistration, DeviceStatus, DeviceView, HeartbeatRate, Identity, InstallBeat, InstallView,
@@ -22,18 +23,19 @@ use crate::ids::{
 use crate::launch::{LAUNCH_KEY_SLOTS, LaunchContext, LaunchKey, LaunchLink, token_invalid};
 use crate::paging::PageRequest;
 use crate::ports::{
-    AppRepository, CampaignRepository, ClaimRequest, Crypto, DigestPurpose, HealthCheck, IdempotencyClaim,
-    IdempotencyStore, LaunchRepository, QuotaCounter, SessionStore, TenancyRepository, WebhookRepository,
-    WebhookTransport,
+    AnalysisRepository, AppRepository, CampaignRepository, ClaimRequest, Crypto, DigestPurpose, HealthCheck,
+    IdempotencyClaim, IdempotencyStore, LaunchRepository, QuotaCounter, SessionStore, TenancyRepository,
+    WebhookRepository, WebhookTransport,
 };
 use crate::quota::QuotaFamily;
+use crate::results::{AnalyzedAnswer, AnalyzedSession, ResultsInput, Segment};
 use crate::session::{NewSession, Progress, SessionRecord, SessionStatus, Spend, StoredAnswer, already_completed};
 use crate::survey::Survey;
 use crate::tenancy::{ApiKeyRecord, Business, NewApiKey, NewWorkspace, Workspace, WorkspaceCreation, WorkspaceStatus};
 use crate::webhooks::{
     AttemptRecord, AttemptView, Claim, ClaimedDelivery, Completion, DeliveryStatus, DeliveryView, EventType, NewEvent,
-    NewSubscription, OutboundRequest, PostOutcome, Subscription, SubscriptionChanges, WebhookUrl, address_refusal,
-    refused_address,
+    NewSubscription, OutboundRequest, PostOutcome, SessionFacts, Subscription, SubscriptionChanges, WebhookUrl,
+    address_refusal, refused_address,
 };
 
 #[derive(Clone, Debug)]
@@ -68,6 +70,24 @@ struct State {
     webhooks: Vec<WebhookRow>,
     events: HashMap<EventId, NewEvent>,
     deliveries: Vec<DeliveryRow>,
+    analysis_jobs: HashMap<SessionId, AnalysisJobRow>,
+    analyses: HashMap<SessionId, AnalysisRow>,
+}
+
+#[derive(Clone, Debug)]
+struct AnalysisJobRow {
+    campaign: CampaignId,
+    /// `None` once done.
+    due_at: Option<OffsetDateTime>,
+    claim: Option<Uuid>,
+    attempts: u32,
+}
+
+#[derive(Clone, Debug)]
+struct AnalysisRow {
+    verdict: Verdict,
+    rejection: Option<Rejection>,
+    results: Vec<StepResult>,
 }
 
 #[derive(Clone, Debug)]
@@ -153,6 +173,7 @@ struct SessionRow {
     completed_at: Option<OffsetDateTime>,
     /// At most one answer per question id.
     answers: Vec<StoredAnswer>,
+    exchanges: u32,
 }
 
 impl SessionRow {
@@ -197,7 +218,14 @@ impl State {
             .ok_or_else(|| Error::internal(format!("campaign {} has no workspace", campaign.id)))?;
         let respondents = self.respondents.iter().filter(|r| r.campaign_id == campaign.id);
         let sessions = self.sessions.values().filter(|s| s.session.campaign_id == campaign.id);
+        let responded = respondents
+            .clone()
+            .filter(|r| {
+                sessions.clone().any(|s| s.session.respondent_id == Some(r.id) && s.status == SessionStatus::Completed)
+            })
+            .count() as u64;
         let counts = CampaignCounts {
+            responded,
             invited: respondents.clone().count() as u64,
             invited_with_email: respondents.clone().filter(|r| r.email_sealed.is_some()).count() as u64,
             invited_with_phone: respondents.filter(|r| r.phone_sealed.is_some()).count() as u64,
@@ -1014,6 +1042,7 @@ impl SessionStore for MemoryStore {
             status: SessionStatus::Started,
             completed_at: None,
             answers: vec![],
+            exchanges: 0,
         };
         state.sessions.insert(session.id, row);
         Ok(())
@@ -1029,6 +1058,7 @@ impl SessionStore for MemoryStore {
         if row.status == SessionStatus::Completed {
             return Err(already_completed());
         }
+        row.exchanges = row.exchanges.saturating_add(u32::try_from(answers.len()).unwrap_or(u32::MAX));
         for answer in answers {
             match row.answers.iter_mut().find(|a| a.question_id == answer.question_id) {
                 Some(earlier) => *earlier = answer.clone(),
@@ -1050,6 +1080,13 @@ impl SessionStore for MemoryStore {
         for event in completion.events(&progress) {
             state.emit(event);
         }
+        let job = AnalysisJobRow {
+            campaign: completion.facts.campaign,
+            due_at: Some(completion.at),
+            claim: None,
+            attempts: 0,
+        };
+        state.analysis_jobs.insert(completion.facts.session, job);
         Ok(progress)
     }
 }
@@ -1431,5 +1468,203 @@ impl Crypto for TestCrypto {
 
     fn hmac_sha256(&self, key: &[u8], data: &[u8]) -> [u8; 32] {
         Self::hmac_sha256(key, data)
+    }
+}
+
+/// The segment of a session: the launch device's labels, then the token's, then the app's.
+fn segment_of(session: &NewSession, device: Option<&AppFacts>) -> Segment {
+    let label = |group: &str, key: &str| {
+        session.context.get(group).and_then(|g| g.get(key)).and_then(serde_json::Value::as_str).map(str::to_owned)
+    };
+    Segment {
+        platform: label("device", "platform")
+            .or_else(|| label("launch", "os"))
+            .or_else(|| device.map(|d| d.platform.as_str().to_owned())),
+        app_version: label("device", "appVersion")
+            .or_else(|| label("launch", "appVersion"))
+            .or_else(|| device.map(|d| d.app_version.clone())),
+        tags: session.tags.clone(),
+        attributes: session
+            .context
+            .get("attributes")
+            .and_then(serde_json::Value::as_object)
+            .cloned()
+            .unwrap_or_default(),
+    }
+}
+
+impl AnalysisRepository for MemoryStore {
+    async fn claim_analyses(
+        &self,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<AnalysisJob>> {
+        let mut state = self.state();
+        let mut due: Vec<(OffsetDateTime, SessionId)> = state
+            .analysis_jobs
+            .iter()
+            .filter_map(|(id, job)| job.due_at.filter(|at| *at <= now).map(|at| (at, *id)))
+            .collect();
+        due.sort();
+        let mut claimed = Vec::new();
+        for (_, session) in due.into_iter().take(limit as usize) {
+            if let Some(job) = state.analysis_jobs.get_mut(&session) {
+                let token = Uuid::new_v4();
+                job.claim = Some(token);
+                job.due_at = Some(lease_until);
+                claimed.push(AnalysisJob { session, claim_token: token, attempts: job.attempts });
+            }
+        }
+        Ok(claimed)
+    }
+
+    async fn analysis_input(&self, session: SessionId) -> Result<Option<SessionInput>> {
+        let state = self.state();
+        let Some(row) = state.sessions.get(&session) else { return Ok(None) };
+        let Some(campaign) = state.campaigns.get(&row.session.campaign_id) else { return Ok(None) };
+        let (Some(completed_at), SessionStatus::Completed) = (row.completed_at, row.status) else { return Ok(None) };
+        let attribution = row.session.attribution;
+        let (device_id, user_id) = SessionFacts::proven(
+            attribution.map(|a| a.device_id),
+            attribution.and_then(|a| a.user_id),
+            attribution.map(|a| a.identity),
+        );
+        Ok(Some(SessionInput {
+            facts: SessionFacts {
+                session,
+                campaign: campaign.id,
+                workspace: campaign.workspace_id,
+                public_ref: campaign.code.clone(),
+                app_install_id: attribution.and_then(|a| a.install_id),
+                device_id,
+                user_id,
+            },
+            language: row.session.language.clone(),
+            started_at: row.session.started_at,
+            completed_at,
+            answered: row.answered(),
+            total: row.session.total_questions,
+            exchanges: row.exchanges,
+            answers: row.answers.clone(),
+            earlier: state.analyses.get(&session).map(|a| a.results.clone()).unwrap_or_default(),
+            announced: state.analyses.contains_key(&session),
+        }))
+    }
+
+    async fn record_analysis(&self, claim_token: Uuid, record: &AnalysisRecord) -> Result<Option<Option<Rejection>>> {
+        let mut state = self.state();
+        if state.analysis_jobs.get(&record.session).and_then(|j| j.claim) != Some(claim_token) {
+            return Ok(None);
+        }
+        let accepted_elsewhere = state
+            .analyses
+            .iter()
+            .filter(|(id, a)| **id != record.session && a.rejection.is_none())
+            .filter(|(id, _)| state.sessions.get(id).is_some_and(|s| s.session.campaign_id == record.campaign))
+            .count() as u64;
+        let rejection = record.verdict.rejection.or_else(|| {
+            record.max_responses.filter(|max| accepted_elsewhere >= u64::from(*max)).map(|_| Rejection::OverCapacity)
+        });
+        state.analyses.insert(
+            record.session,
+            AnalysisRow { verdict: record.verdict, rejection, results: record.results.clone() },
+        );
+        if let Some(event) = &record.event {
+            state.emit(event.clone());
+        }
+        if let Some(job) = state.analysis_jobs.get_mut(&record.session) {
+            job.due_at = None;
+            job.claim = None;
+        }
+        Ok(Some(rejection))
+    }
+
+    async fn release_analysis(&self, session: SessionId, claim_token: Uuid, retry_at: OffsetDateTime) -> Result<()> {
+        let mut state = self.state();
+        if let Some(job) = state.analysis_jobs.get_mut(&session).filter(|j| j.claim == Some(claim_token)) {
+            job.claim = None;
+            job.due_at = Some(retry_at);
+            job.attempts += 1;
+        }
+        Ok(())
+    }
+
+    async fn requeue_analyses(&self, campaign: CampaignId, now: OffsetDateTime) -> Result<Option<u64>> {
+        let mut state = self.state();
+        if !state.campaigns.contains_key(&campaign) {
+            return Ok(None);
+        }
+        let mut queued = 0;
+        for job in state.analysis_jobs.values_mut().filter(|j| j.campaign == campaign) {
+            job.due_at = Some(now);
+            job.claim = None;
+            queued += 1;
+        }
+        Ok(Some(queued))
+    }
+
+    async fn results_input(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        with_texts: bool,
+    ) -> Result<Option<ResultsInput>> {
+        let state = self.state();
+        let Some(found) = state.campaigns.get(&campaign).filter(|c| c.workspace_id == workspace) else {
+            return Ok(None);
+        };
+        let overview = state.overview(found)?;
+        let mut sessions = Vec::new();
+        let mut pending = 0;
+        for row in state.sessions.values().filter(|s| s.session.campaign_id == campaign) {
+            if row.status != SessionStatus::Completed {
+                continue;
+            }
+            let Some(analysis) = state.analyses.get(&row.session.id) else {
+                pending += 1;
+                continue;
+            };
+            let device = row
+                .session
+                .attribution
+                .and_then(|a| state.devices.iter().find(|d| d.id == a.device_id))
+                .map(|d| &d.app);
+            let answers = row
+                .answers
+                .iter()
+                .map(|answer| {
+                    let result =
+                        |step| analysis.results.iter().find(|r| r.question_id == answer.question_id && r.step == step);
+                    let sentiment = result(crate::analysis::Step::Sentiment);
+                    AnalyzedAnswer {
+                        question_id: answer.question_id.clone(),
+                        rating: answer.rating,
+                        text_analyzed: sentiment.is_some(),
+                        sentiment_covered: sentiment.is_some_and(|r| r.covered),
+                        score: sentiment.and_then(|r| r.score),
+                        phrases_sealed: result(crate::analysis::Step::Themes).and_then(|r| r.phrases_sealed.clone()),
+                        text_sealed: if with_texts { answer.text_sealed.clone() } else { None },
+                    }
+                })
+                .collect();
+            sessions.push(AnalyzedSession {
+                session: row.session.id,
+                rejection: analysis.rejection,
+                duration_secs: analysis.verdict.duration_secs,
+                coverage: analysis.verdict.coverage,
+                segment: segment_of(&row.session, device),
+                answers,
+            });
+        }
+        // A stable order, so results do not depend on the map's.
+        sessions.sort_by_key(|s| s.session);
+        Ok(Some(ResultsInput {
+            campaign: overview.campaign,
+            survey: overview.survey,
+            counts: overview.counts,
+            pending,
+            sessions,
+        }))
     }
 }

@@ -6,6 +6,7 @@ use std::future::Future;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::analysis::{AnalysisJob, AnalysisRecord, Rejection, SessionInput};
 use crate::apps::{
     AppUserRecord, Attribution, AttributionKey, BeatOutcome, DeviceBeat, DeviceRecord, DeviceRegistration,
     DeviceStatus, DeviceView, InstallBeat, InstallView,
@@ -20,6 +21,7 @@ use crate::ids::{
 use crate::launch::{LaunchKey, LaunchLink};
 use crate::paging::PageRequest;
 use crate::quota::QuotaFamily;
+use crate::results::ResultsInput;
 use crate::session::{NewSession, Progress, SessionRecord, Spend, StoredAnswer};
 use crate::survey::Survey;
 use crate::tenancy::{ApiKeyRecord, Business, NewApiKey, NewWorkspace, Workspace, WorkspaceCreation};
@@ -48,6 +50,8 @@ pub enum DigestPurpose {
     AppUser,
     /// The MAC of list cursors.
     Cursor,
+    /// What an analyzer read (language and text), so a re-run knows an unchanged answer.
+    AnalysisInput,
 }
 
 impl DigestPurpose {
@@ -62,6 +66,7 @@ impl DigestPurpose {
             DigestPurpose::VendorDevice => "pulse/vendor-device/v1",
             DigestPurpose::AppUser => "pulse/app-user/v1",
             DigestPurpose::Cursor => "pulse/cursor/v1",
+            DigestPurpose::AnalysisInput => "pulse/analysis-input/v1",
         }
     }
 }
@@ -674,4 +679,75 @@ pub trait WebhookTransport: Send + Sync + 'static {
     /// addresses, follows no redirect, uses no proxy, and gives up after its timeout. Every
     /// failure is an outcome to record, not an error.
     fn post(&self, request: &OutboundRequest) -> impl Future<Output = PostOutcome> + Send;
+}
+
+/// The analysis jobs (one per finished session, queued with its `feedback.received` outbox row)
+/// and what results are computed from.
+pub trait AnalysisRepository: Send + Sync + 'static {
+    /// Claims up to `limit` jobs not done and due at `now` (a claimed job is due again at
+    /// `lease_until`, should its worker die), each under a fresh claim token. Workers never
+    /// claim the same job at once.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn claim_analyses(
+        &self,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<AnalysisJob>>> + Send;
+
+    /// What the analysis of a finished session reads; `None` when the session is gone.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn analysis_input(&self, session: SessionId) -> impl Future<Output = Result<Option<SessionInput>>> + Send;
+
+    /// In one transaction, while `claim_token` still holds the job: applies the capacity rule
+    /// (counting the campaign's accepted sessions under a lock of the campaign), stores the
+    /// verdict and the step results (replacing earlier ones), emits the event when there is one,
+    /// and marks the job done. Returns the final rejection (`None` = accepted), or `None` at the
+    /// outer level when the claim was lost and nothing was written.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn record_analysis(
+        &self,
+        claim_token: Uuid,
+        record: &AnalysisRecord,
+    ) -> impl Future<Output = Result<Option<Option<Rejection>>>> + Send;
+
+    /// Gives a failed job back, due again at `retry_at`, one attempt more; a lost claim is a no-op.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn release_analysis(
+        &self,
+        session: SessionId,
+        claim_token: Uuid,
+        retry_at: OffsetDateTime,
+    ) -> impl Future<Output = Result<()>> + Send;
+
+    /// Makes every job of the campaign due at `now` again; the number queued, or `None` for an
+    /// unknown campaign.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn requeue_analyses(
+        &self,
+        campaign: CampaignId,
+        now: OffsetDateTime,
+    ) -> impl Future<Output = Result<Option<u64>>> + Send;
+
+    /// The campaign's funnel and its analyzed sessions, with sealed texts only when
+    /// `with_texts`; `None` for an unknown campaign or another workspace's.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn results_input(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        with_texts: bool,
+    ) -> impl Future<Output = Result<Option<ResultsInput>>> + Send;
 }

@@ -1055,3 +1055,6 @@ fn finished_events_are_forgotten_after_thirty_days_and_open_ones_kept() {
     assert_eq!(left.len(), 1);
     assert_eq!(left[0].status, DeliveryStatus::Failed, "a delivery still to attempt keeps its event");
 }
+
+#[path = "analysis_tests.rs"]
+mod analysis_tests;

@@ -475,6 +475,16 @@ impl SessionFacts {
         payload
     }
 
+    /// `feedback.analyzed`: counts of the analysis, never a finding.
+    pub fn analyzed_event(&self, id: EventId, counts: AnalyzedCounts, at: OffsetDateTime) -> NewEvent {
+        let mut payload = self.common();
+        payload.insert("answers".into(), json!(counts.answers));
+        payload.insert("exchanges".into(), json!(counts.exchanges));
+        payload.insert("analyzersRun".into(), json!(counts.run));
+        payload.insert("analyzersReused".into(), json!(counts.reused));
+        self.event(id, EventType::FeedbackAnalyzed, payload, at)
+    }
+
     fn event(&self, id: EventId, event_type: EventType, payload: Map<String, Value>, at: OffsetDateTime) -> NewEvent {
         NewEvent {
             id,
@@ -486,6 +496,19 @@ impl SessionFacts {
             occurred_at: at,
         }
     }
+}
+
+/// The counts `feedback.analyzed` carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AnalyzedCounts {
+    /// Questions answered.
+    pub answers: u32,
+    /// Answer writes made.
+    pub exchanges: u32,
+    /// Analyzer runs made by this analysis.
+    pub run: u32,
+    /// Analyzer results reused from an earlier run of unchanged input and version.
+    pub reused: u32,
 }
 
 /// A session's completion and the events it emits, written together by the store.
