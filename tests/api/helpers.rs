@@ -85,6 +85,8 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
     settings.master_key = Some(SecretString::from(MasterKey::generate_base64()));
     settings.studio_jwt_secret = Some(SecretString::from("studio-secret-for-tests"));
     settings.quotas = QuotaPolicy::default();
+    // Finished sessions are analyzed promptly; tests wait for the worker, never for a duration.
+    settings.analysis_poll_every = std::time::Duration::from_millis(50);
     configure(&mut settings);
     let clock = SettableClock::new(START);
     let app = Application::build(&settings, AppClock::Settable(clock.clone())).expect("build the application");
@@ -427,6 +429,17 @@ impl TestApp {
         row.n
     }
 
+    /// How many rows `SELECT count(*) FROM <from_where>` counts, e.g. `jobs WHERE done`.
+    pub async fn count_where(&self, from_where: &str) -> i64 {
+        use diesel_async::RunQueryDsl as _;
+        let mut conn = self.db_connection().await;
+        let row: Count = diesel::sql_query(format!("SELECT count(*) AS n FROM {from_where}"))
+            .get_result(&mut conn)
+            .await
+            .expect("count");
+        row.n
+    }
+
     /// The tables with a row whose text form holds `needle` (bytea columns read as hex, so a sealed
     /// or digested value never matches).
     pub async fn tables_holding(&self, needle: &str) -> Vec<String> {
@@ -650,5 +663,48 @@ impl TestApp {
             .send()
             .await
             .expect("request")
+    }
+}
+
+impl TestApp {
+    pub async fn results(&self, key: &str, campaign: &str, query: &[(&str, &str)]) -> reqwest::Response {
+        self.client
+            .get(self.url(&format!("/api/v1/channel/campaigns/{campaign}/results")))
+            .query(query)
+            .bearer_auth(key)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    /// The campaign's results once the analysis worker has recorded `completed` finished sessions
+    /// (waiting for the background worker, at most a minute).
+    pub async fn analyzed_results(&self, key: &str, campaign: &str, completed: u64) -> Value {
+        let wait = async {
+            loop {
+                let response = self.results(key, campaign, &[]).await;
+                assert_eq!(response.status(), 200);
+                let body: Value = response.json().await.expect("json");
+                if body["metrics"]["completed"] == completed && body["metrics"]["pendingAnalysis"] == 0 {
+                    return body;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(60), wait).await.expect("the analysis worker finished")
+    }
+
+    /// Starts a session (with `extra` start fields), answers `answers` (`[[questionId, value]]`)
+    /// and completes it; returns the session id.
+    pub async fn respond(&self, code: &str, extra: &Value, answers: &[(&str, Value)]) -> String {
+        let started = self.started(code, extra).await;
+        let session = started["sessionId"].as_str().expect("session").to_owned();
+        let token = started["sessionToken"].as_str().expect("token").to_owned();
+        let body = serde_json::json!({"answers": answers.iter()
+            .map(|(q, v)| serde_json::json!({"questionId": q, "value": v})).collect::<Vec<_>>()});
+        assert_eq!(self.answer(code, &session, &token, &body).await.status(), 200);
+        self.clock.advance(time::Duration::seconds(90));
+        assert_eq!(self.complete(code, &session, &token).await.status(), 200);
+        session
     }
 }

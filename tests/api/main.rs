@@ -15,6 +15,7 @@ mod orgs;
 mod public;
 mod quotas;
 mod receiver;
+mod results;
 mod secrets;
 mod signed_tokens;
 mod studio;

@@ -9,7 +9,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, Secur
 use utoipa::{Modify, OpenApi};
 
 use crate::apps;
-use crate::channel::{campaigns, devices, identity, webhooks};
+use crate::channel::{campaigns, devices, identity, results, webhooks};
 use crate::error::{ErrorBody, status_of};
 use crate::health;
 use crate::public;
@@ -28,6 +28,7 @@ use crate::studio::{app_installs, launch_keys};
         identity::create_org,
         campaigns::provision,
         campaigns::get_campaign,
+        results::get_results,
         campaigns::attach_respondents,
         campaigns::launch_campaign,
         campaigns::mint_launch_link,

@@ -6,12 +6,13 @@ use pulse_domain::idempotency::Idempotency;
 use pulse_domain::launch::LaunchTokenCodec;
 use pulse_domain::launch_keys::LaunchKeys;
 use pulse_domain::ports::{
-    AppRepository, CampaignRepository, Crypto, HealthCheck, IdempotencyStore, LaunchRepository, QuotaCounter,
-    SessionStore, TenancyRepository, WebhookRepository, WebhookTransport,
+    AnalysisRepository, AppRepository, CampaignRepository, Crypto, HealthCheck, IdempotencyStore, LaunchRepository,
+    QuotaCounter, SessionStore, TenancyRepository, WebhookRepository, WebhookTransport,
 };
 use pulse_domain::provisioning::Campaigns;
 use pulse_domain::quota::Quotas;
 use pulse_domain::respondents::Respondents;
+use pulse_domain::results::Results;
 use pulse_domain::services::Tenancy;
 use pulse_domain::studio::StudioTokens;
 use pulse_domain::survey::SurveyGenerator;
@@ -29,6 +30,7 @@ pub trait Platform: Send + Sync + 'static {
         + SessionStore
         + AppRepository
         + WebhookRepository
+        + AnalysisRepository
         + Clone;
     type Crypto: Crypto + Clone;
     type Clock: Clock + Clone;
@@ -64,6 +66,7 @@ pub struct AppState<P: Platform> {
     pub launch_keys: LaunchKeys<P::Store, P::Crypto, P::Clock>,
     pub apps: Apps<P::Store, P::Crypto, P::Clock>,
     pub webhooks: Webhooks<P::Store, P::Crypto, P::Clock, P::WebhookTransport>,
+    pub results: Results<P::Store, P::Crypto, P::Clock>,
     pub studio_tokens: P::StudioTokens,
     pub clock: P::Clock,
     pub network: NetworkPolicy,

@@ -1471,28 +1471,6 @@ impl Crypto for TestCrypto {
     }
 }
 
-/// The segment of a session: the launch device's labels, then the token's, then the app's.
-fn segment_of(session: &NewSession, device: Option<&AppFacts>) -> Segment {
-    let label = |group: &str, key: &str| {
-        session.context.get(group).and_then(|g| g.get(key)).and_then(serde_json::Value::as_str).map(str::to_owned)
-    };
-    Segment {
-        platform: label("device", "platform")
-            .or_else(|| label("launch", "os"))
-            .or_else(|| device.map(|d| d.platform.as_str().to_owned())),
-        app_version: label("device", "appVersion")
-            .or_else(|| label("launch", "appVersion"))
-            .or_else(|| device.map(|d| d.app_version.clone())),
-        tags: session.tags.clone(),
-        attributes: session
-            .context
-            .get("attributes")
-            .and_then(serde_json::Value::as_object)
-            .cloned()
-            .unwrap_or_default(),
-    }
-}
-
 impl AnalysisRepository for MemoryStore {
     async fn claim_analyses(
         &self,
@@ -1653,7 +1631,12 @@ impl AnalysisRepository for MemoryStore {
                 rejection: analysis.rejection,
                 duration_secs: analysis.verdict.duration_secs,
                 coverage: analysis.verdict.coverage,
-                segment: segment_of(&row.session, device),
+                segment: Segment::of_session(
+                    &row.session.context,
+                    row.session.tags.clone(),
+                    device.map(|d| d.platform.as_str()),
+                    device.map(|d| d.app_version.as_str()),
+                ),
                 answers,
             });
         }

@@ -44,6 +44,31 @@ pub struct Segment {
     pub attributes: Map<String, Value>,
 }
 
+impl Segment {
+    /// A session's segment from its stored context: the launch device's labels, then the signed
+    /// token's, then the attributed app device's.
+    pub fn of_session(
+        context: &Map<String, Value>,
+        tags: Vec<String>,
+        app_platform: Option<&str>,
+        app_version: Option<&str>,
+    ) -> Self {
+        let label = |group: &str, key: &str| {
+            context.get(group).and_then(|g| g.get(key)).and_then(Value::as_str).map(str::to_owned)
+        };
+        Segment {
+            platform: label("device", "platform")
+                .or_else(|| label("launch", "os"))
+                .or_else(|| app_platform.map(str::to_owned)),
+            app_version: label("device", "appVersion")
+                .or_else(|| label("launch", "appVersion"))
+                .or_else(|| app_version.map(str::to_owned)),
+            tags,
+            attributes: context.get("attributes").and_then(Value::as_object).cloned().unwrap_or_default(),
+        }
+    }
+}
+
 /// One answer of an analyzed session.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AnalyzedAnswer {

@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::analysis::queue_analysis;
 use crate::error::{from_diesel, violated_constraint};
 use crate::schema::{
     answers, campaigns, launch_keys, launch_links, respondents, sessions, spent_launch_tokens, surveys, workspaces,
@@ -324,6 +325,8 @@ struct CountsRow {
     #[diesel(sql_type = BigInt)]
     invited: i64,
     #[diesel(sql_type = BigInt)]
+    responded: i64,
+    #[diesel(sql_type = BigInt)]
     with_email: i64,
     #[diesel(sql_type = BigInt)]
     with_phone: i64,
@@ -400,6 +403,8 @@ impl CampaignRepository for PgStore {
                (SELECT count(*) FROM respondents WHERE campaign_id = $1) AS invited, \
                (SELECT count(*) FROM respondents WHERE campaign_id = $1 AND email_sealed IS NOT NULL) AS with_email, \
                (SELECT count(*) FROM respondents WHERE campaign_id = $1 AND phone_sealed IS NOT NULL) AS with_phone, \
+               (SELECT count(*) FROM respondents r WHERE r.campaign_id = $1 AND EXISTS \
+                  (SELECT 1 FROM sessions s WHERE s.respondent_id = r.id AND s.status = 'COMPLETED')) AS responded, \
                (SELECT count(*) FROM sessions WHERE campaign_id = $1) AS started, \
                (SELECT count(*) FROM sessions WHERE campaign_id = $1 AND status = 'COMPLETED') AS completed",
         )
@@ -414,6 +419,7 @@ impl CampaignRepository for PgStore {
                 .ok_or_else(|| Error::internal("a workspace has an unknown status"))?,
             counts: CampaignCounts {
                 invited: count(counts.invited),
+                responded: count(counts.responded),
                 invited_with_email: count(counts.with_email),
                 invited_with_phone: count(counts.with_phone),
                 started: count(counts.started),
@@ -830,8 +836,12 @@ impl SessionStore for PgStore {
                     .await?;
                 let answered: i64 =
                     answers::table.filter(answers::session_id.eq(session.0)).select(count_star()).first(conn).await?;
+                let written = i32::try_from(stored.len()).unwrap_or(i32::MAX);
                 let (status, answered, total): (String, i32, i32) = diesel::update(sessions::table.find(session.0))
-                    .set(sessions::answered.eq(i32::try_from(answered).unwrap_or(i32::MAX)))
+                    .set((
+                        sessions::answered.eq(i32::try_from(answered).unwrap_or(i32::MAX)),
+                        sessions::exchanges.eq(sessions::exchanges + written),
+                    ))
                     .returning((sessions::status, sessions::answered, sessions::total))
                     .get_result(conn)
                     .await?;
@@ -855,8 +865,10 @@ impl SessionStore for PgStore {
             .optional()?;
             if let Some((status, answered, total)) = completed {
                 let progress = progress(&status, answered, total).map_err(TxError::Domain)?;
-                // The outbox: the fact and its events commit together or not at all.
+                // The outbox: the fact and its events commit together or not at all, and the
+                // analysis is queued by the same transaction.
                 emit_events(conn, &completion.events(&progress)).await?;
+                queue_analysis(conn, completion).await?;
                 return Ok(progress);
             }
             let (status, answered, total): (String, i32, i32) = sessions::table

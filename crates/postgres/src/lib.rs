@@ -1,5 +1,6 @@
 //! PostgreSQL adapters of the Pulse ports. All SQL of the service lives in this crate.
 
+mod analysis;
 mod apps;
 mod campaigns;
 mod error;

@@ -180,6 +180,7 @@ diesel::table! {
         app_user_id -> Nullable<Uuid>,
         app_install_id -> Nullable<Uuid>,
         identity -> Nullable<Text>,
+        exchanges -> Integer,
     }
 }
 

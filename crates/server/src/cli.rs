@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use pulse_clock::SystemClock;
 use pulse_crypto::JwtStudioTokens;
 use pulse_domain::apps::{Apps, DeviceStatus};
-use pulse_domain::ids::{BusinessId, DeviceId, WorkspaceId};
+use pulse_domain::ids::{BusinessId, CampaignId, DeviceId, WorkspaceId};
 use pulse_domain::services::{Admin, KeyRequest};
 use pulse_domain::studio::issue_studio_token;
 use secrecy::ExposeSecret as _;
@@ -69,6 +69,21 @@ pub enum AdminCommand {
     },
     /// Sign a Studio session token.
     StudioToken(StudioTokenArgs),
+    /// Session analysis.
+    Analysis {
+        #[command(subcommand)]
+        command: AnalysisCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AnalysisCommand {
+    /// Analyze every finished session of a campaign again (after an analyzer upgrade): unchanged
+    /// results are reused and no second `feedback.analyzed` is sent.
+    Rerun {
+        #[arg(long)]
+        campaign: Uuid,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -231,6 +246,12 @@ async fn admin(settings: Settings, command: AdminCommand) -> anyhow::Result<()> 
         AdminCommand::Workspace { command: WorkspaceCommand::Approve { id } } => {
             let workspace = admin.approve_workspace(WorkspaceId(id)).await?;
             print_json(&json!({ "id": workspace.id, "status": workspace.status.as_str() }))
+        }
+        AdminCommand::Analysis { command: AnalysisCommand::Rerun { campaign } } => {
+            let queued = crate::startup::analysis_from(store, crypto, AppClock::System(clock))
+                .rerun(CampaignId(campaign))
+                .await?;
+            print_json(&json!({ "campaignId": campaign, "queued": queued }))
         }
         AdminCommand::StudioToken(args) => {
             let secret = settings.studio_jwt_secret.as_ref().context("PULSE_STUDIO_JWT_SECRET is not set")?;

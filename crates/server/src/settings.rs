@@ -34,6 +34,8 @@ pub struct Settings {
     /// Proxies whose `X-Forwarded-For` names the client (for per-network limits).
     pub trusted_proxies: Vec<IpAddr>,
     pub webhooks: WebhookSettings,
+    /// How often an idle analysis worker looks for finished sessions.
+    pub analysis_poll_every: std::time::Duration,
 }
 
 /// How webhooks are sent.
@@ -146,7 +148,15 @@ impl Settings {
             })
             .transpose()?
             .unwrap_or_default();
+        let analysis_poll_every = match var("PULSE_ANALYSIS_POLL_MS") {
+            None => std::time::Duration::from_secs(1),
+            Some(ms) => match ms.parse::<u64>() {
+                Ok(ms @ 10..=60_000) => std::time::Duration::from_millis(ms),
+                _ => bail!("PULSE_ANALYSIS_POLL_MS must be a whole number of milliseconds from 10 to 60000"),
+            },
+        };
         Ok(Self {
+            analysis_poll_every,
             webhooks: webhook_settings(&var)?,
             trusted_proxies,
             database_url: var("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned()),

@@ -8,9 +8,11 @@ use std::time::Duration;
 use actix_web::dev::Server;
 use actix_web::{HttpServer, web};
 use anyhow::Context as _;
+use pulse_analysis::LexiconAnalyzer;
 use pulse_api::{AppState, NetworkPolicy, Platform};
 use pulse_clock::SystemClock;
 use pulse_crypto::{JwtLaunchTokens, JwtStudioTokens, MasterKey, RingCrypto};
+use pulse_domain::analysis::{Analysis, Analyzer as _};
 use pulse_domain::apps::{Apps, HEARTBEAT_RATE};
 use pulse_domain::clock::{Clock, SettableClock};
 use pulse_domain::idempotency::Idempotency;
@@ -18,6 +20,7 @@ use pulse_domain::launch_keys::LaunchKeys;
 use pulse_domain::provisioning::Campaigns;
 use pulse_domain::quota::Quotas;
 use pulse_domain::respondents::Respondents;
+use pulse_domain::results::Results;
 use pulse_domain::services::Tenancy;
 use pulse_domain::webhooks::{Dispatcher, Webhooks};
 use pulse_generator::TemplateGenerator;
@@ -63,6 +66,14 @@ pub type ServerState = AppState<ServerPlatform>;
 
 /// The webhook delivery worker's service.
 pub type ServerDispatcher = Dispatcher<PgStore, Arc<RingCrypto>, AppClock, HttpTransport>;
+
+/// The analysis worker's service.
+pub type ServerAnalysis = Analysis<PgStore, Arc<LexiconAnalyzer>, Arc<RingCrypto>, AppClock>;
+
+/// The analysis service over the built-in analyzer.
+pub fn analysis_from(store: PgStore, crypto: Arc<RingCrypto>, clock: AppClock) -> ServerAnalysis {
+    Analysis::new(store, Arc::new(LexiconAnalyzer::new()), crypto, clock)
+}
 
 /// The webhook transport and dispatcher of these settings.
 ///
@@ -121,6 +132,8 @@ pub struct Application {
     state: web::Data<ServerState>,
     dispatcher: Arc<ServerDispatcher>,
     webhook_poll: Duration,
+    analysis: Arc<ServerAnalysis>,
+    analysis_poll: Duration,
 }
 
 impl Application {
@@ -139,6 +152,7 @@ impl Application {
             );
         }
         let (transport, dispatcher) = dispatcher_from(settings, store.clone(), crypto.clone(), clock.clone())?;
+        let analysis = analysis_from(store.clone(), crypto.clone(), clock.clone());
         let state = web::Data::new(AppState::<ServerPlatform> {
             tenancy: Tenancy::new(store.clone(), crypto.clone(), clock.clone(), settings.quotas.workspace_limit()),
             idempotency: Idempotency::new(store.clone(), crypto.clone(), clock.clone()),
@@ -159,7 +173,14 @@ impl Application {
                 clock.clone(),
                 settings.quotas.enabled.then_some(HEARTBEAT_RATE),
             ),
-            webhooks: Webhooks::new(store.clone(), crypto, clock.clone(), transport, settings.webhooks.allow_private),
+            webhooks: Webhooks::new(
+                store.clone(),
+                crypto.clone(),
+                clock.clone(),
+                transport,
+                settings.webhooks.allow_private,
+            ),
+            results: Results::new(store.clone(), crypto, clock.clone(), LexiconAnalyzer::new().info()),
             studio_tokens: studio_tokens_from(settings),
             clock,
             network: NetworkPolicy { trusted_proxies: settings.trusted_proxies.clone() },
@@ -170,7 +191,15 @@ impl Application {
         let app_state = state.clone();
         let server =
             HttpServer::new(move || pulse_api::app(app_state.clone())).listen(listener)?.shutdown_timeout(10).run();
-        Ok(Self { port, server, state, dispatcher: Arc::new(dispatcher), webhook_poll: settings.webhooks.poll_every })
+        Ok(Self {
+            port,
+            server,
+            state,
+            dispatcher: Arc::new(dispatcher),
+            webhook_poll: settings.webhooks.poll_every,
+            analysis: Arc::new(analysis),
+            analysis_poll: settings.analysis_poll_every,
+        })
     }
 
     pub fn port(&self) -> u16 {
@@ -186,10 +215,12 @@ impl Application {
         let maintenance =
             tokio::spawn(workers::maintenance(self.state.clone(), stop.clone(), Duration::from_secs(300)));
         let deliveries = tokio::spawn(workers::deliver_webhooks(self.dispatcher, stop.clone(), self.webhook_poll));
+        let analyses = tokio::spawn(workers::analyze_sessions(self.analysis, stop.clone(), self.analysis_poll));
         let served = self.server.await;
         stop.cancel();
         maintenance.await?;
         deliveries.await?;
+        analyses.await?;
         Ok(served?)
     }
 }

@@ -6,9 +6,10 @@ use std::time::Duration;
 use actix_web::web;
 use tokio_util::sync::CancellationToken;
 
+use pulse_domain::analysis::{ANALYSIS_BATCH, AnalysisOutcome};
 use pulse_domain::webhooks::CLAIM_BATCH;
 
-use crate::startup::{ServerDispatcher, ServerState};
+use crate::startup::{ServerAnalysis, ServerDispatcher, ServerState};
 
 /// Deletes idempotency records past their 24 hours, quota windows that have closed, webhook events
 /// past their 30 days with nothing left to send, and spent launch-token ids past their token's
@@ -71,6 +72,56 @@ pub async fn deliver_webhooks(dispatcher: Arc<ServerDispatcher>, stop: Cancellat
             }
         };
         if attempted >= CLAIM_BATCH as usize {
+            if stop.is_cancelled() {
+                return;
+            }
+            continue;
+        }
+        tokio::select! {
+            () = stop.cancelled() => return,
+            () = tokio::time::sleep(poll_every) => {}
+        }
+    }
+}
+
+/// Analyzes finished sessions. Like the delivery worker: a full batch starts the next round at
+/// once, claims never overlap across replicas, and a stop lets the round in flight finish. Log
+/// lines carry ids, counts and codes, never a word a respondent wrote.
+pub async fn analyze_sessions(analysis: Arc<ServerAnalysis>, stop: CancellationToken, poll_every: Duration) {
+    loop {
+        let handled = match analysis.run_due().await {
+            Ok(summaries) => {
+                for s in &summaries {
+                    match &s.outcome {
+                        AnalysisOutcome::Recorded { accepted, rejection, run, reused, announced } => tracing::info!(
+                            session = %s.session,
+                            accepted,
+                            rejection = rejection.map(|r| r.as_str()),
+                            analyzers_run = run,
+                            analyzers_reused = reused,
+                            announced,
+                            "session analyzed"
+                        ),
+                        AnalysisOutcome::ClaimLost => {
+                            tracing::warn!(session = %s.session, "analysis claim lost to another worker");
+                        }
+                        AnalysisOutcome::Vanished => tracing::info!(session = %s.session, "analyzed session is gone"),
+                        AnalysisOutcome::Failed { code, retry_at } => tracing::warn!(
+                            session = %s.session,
+                            code = code.as_str(),
+                            %retry_at,
+                            "session analysis failed; it will be retried"
+                        ),
+                    }
+                }
+                summaries.len()
+            }
+            Err(error) => {
+                tracing::warn!(%error, "analysis round failed");
+                0
+            }
+        };
+        if handled >= ANALYSIS_BATCH as usize {
             if stop.is_cancelled() {
                 return;
             }

@@ -250,6 +250,8 @@ pub struct ReadinessBody {
 pub struct CountsBody {
     /// Respondents attached to the campaign.
     pub invited: u64,
+    /// Attached respondents who finished a session through their invitation (single-use link).
+    pub responded: u64,
     /// Sessions started with consent.
     pub started: u64,
     /// Sessions completed.
@@ -311,7 +313,12 @@ impl CampaignBody {
                     .map(|b| BlockerBody { code: b.code, description: b.description })
                     .collect(),
             },
-            counts: CountsBody { invited: o.counts.invited, started: o.counts.started, completed: o.counts.completed },
+            counts: CountsBody {
+                invited: o.counts.invited,
+                responded: o.counts.responded,
+                started: o.counts.started,
+                completed: o.counts.completed,
+            },
             anonymity_floor: c.anonymity_floor,
             quality: c.quality,
             delivery: c.delivery,

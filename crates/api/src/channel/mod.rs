@@ -3,6 +3,7 @@
 pub mod campaigns;
 pub mod devices;
 pub mod identity;
+pub mod results;
 pub mod webhooks;
 
 use actix_web::{HttpRequest, web};
@@ -27,6 +28,7 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
             )
             .service(web::resource("/campaigns").route(web::post().to(campaigns::provision::<P>)))
             .service(web::resource("/campaigns/{id}").route(web::get().to(campaigns::get_campaign::<P>)))
+            .service(web::resource("/campaigns/{id}/results").route(web::get().to(results::get_results::<P>)))
             .service(web::resource("/campaigns/{id}/installs").route(web::get().to(devices::list_installs::<P>)))
             .service(web::resource("/devices").route(web::get().to(devices::list_devices::<P>)))
             .service(

@@ -1,0 +1,397 @@
+//! `GET CH/campaigns/{id}/results`: aggregates only, behind the campaign's anonymity floor.
+
+use std::collections::BTreeMap;
+
+use actix_web::http::StatusCode;
+use actix_web::web::{Data, Path, Query};
+use actix_web::{HttpRequest, HttpResponse};
+use pulse_domain::analysis::ModelInfo;
+use pulse_domain::campaign::Quality;
+use pulse_domain::quota::QuotaFamily;
+use pulse_domain::results::{CampaignResults, LabelCount, ResultsFilter, ThemeCount};
+use pulse_domain::survey::QuestionKind;
+use pulse_domain::tenancy::Scope;
+use serde::Serialize;
+use time::OffsetDateTime;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::channel::campaigns::campaign_id;
+use crate::channel::{Admitted, admit};
+use crate::error::{ApiError, ErrorBody};
+use crate::request::{json_response, workspace_header};
+use crate::state::{AppState, Platform};
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultsCampaignBody {
+    pub campaign_id: Uuid,
+    pub name: String,
+    #[schema(example = "ACTIVE")]
+    pub status: &'static str,
+    /// Who could answer: `OPEN` (anyone with the public link) or `CLOSED` (the attached audience).
+    #[schema(example = "OPEN")]
+    pub respondent_group: &'static str,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SentimentCountBody {
+    /// `POSITIVE`, `NEUTRAL` or `NEGATIVE`.
+    #[schema(example = "POSITIVE")]
+    pub label: &'static str,
+    pub count: u64,
+}
+
+impl From<&LabelCount> for SentimentCountBody {
+    fn from(c: &LabelCount) -> Self {
+        Self { label: c.label.as_str(), count: c.count }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ThemeBody {
+    /// A key phrase, as most respondents wrote it (variants merged).
+    pub theme: String,
+    /// Accepted sessions of the group that mention it (at least 2).
+    pub count: u64,
+}
+
+impl From<&ThemeCount> for ThemeBody {
+    fn from(t: &ThemeCount) -> Self {
+        Self { theme: t.theme.clone(), count: t.count }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CsatBody {
+    /// Share of 1 to 5 ratings that are 4 or 5, from 0 to 1.
+    pub score: f64,
+    pub satisfied: u64,
+    pub rated: u64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FilterBody {
+    pub platform: Option<String>,
+    pub app_version: Option<String>,
+    pub tags: Vec<String>,
+    pub attributes: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelBody {
+    pub name: String,
+    pub version: String,
+    /// Primary language subtags the model covers; answers in others get no score or theme.
+    pub languages: Vec<String>,
+    pub description: String,
+}
+
+impl From<&ModelInfo> for ModelBody {
+    fn from(m: &ModelInfo) -> Self {
+        Self {
+            name: m.name.clone(),
+            version: m.version.clone(),
+            languages: m.languages.clone(),
+            description: m.description.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MethodologyBody {
+    pub sentiment_model: ModelBody,
+    pub theme_model: ModelBody,
+    /// A session's sentiment is the mean compound score of its text answers: POSITIVE at 0.05 or
+    /// more, NEGATIVE at -0.05 or less, NEUTRAL between.
+    pub sentiment_thresholds: f64,
+    /// A phrase becomes a theme when at least this many sessions of the group mention it.
+    pub min_theme_sessions: u64,
+    /// CSAT counts the 4s and 5s of 1 to 5 rating questions.
+    #[schema(example = "TOP_2_BOX_1_TO_5")]
+    pub csat_method: &'static str,
+    /// Why the breakdowns are empty: `GROUP_BELOW_FLOOR`, `COMPLEMENT_BELOW_FLOOR`, or null.
+    pub suppression: Option<&'static str>,
+    /// `INCLUDED`, `NOT_PERMITTED` (the key lacks channel:transcripts) or `HIDDEN_BY_FLOOR`.
+    #[schema(example = "NOT_PERMITTED")]
+    pub quotes: &'static str,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RejectionCountBody {
+    /// `TOO_FAST`, `LOW_COVERAGE`, `TOO_FEW_WORDS` or `OVER_CAPACITY`.
+    #[schema(example = "TOO_FAST")]
+    pub reason: &'static str,
+    pub count: u64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AcceptanceBody {
+    /// The campaign's `quality` block as provisioned.
+    #[schema(value_type = Object)]
+    pub rules: Quality,
+    /// Finished sessions of the group whose analysis is recorded.
+    pub analyzed: u64,
+    pub accepted: u64,
+    pub rejected: u64,
+    pub rejections: Vec<RejectionCountBody>,
+    /// Whether the campaign holds `quality.targetCount` accepted sessions; null without a target.
+    pub target_reached: Option<bool>,
+    /// Whether the campaign holds `quality.maxResponses` accepted sessions.
+    pub capacity_reached: bool,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InferredBody {
+    /// The most frequent session sentiment; null when nothing was scored.
+    pub dominant_sentiment: Option<&'static str>,
+    /// Themes whose answers lean positive.
+    pub positive_themes: Vec<String>,
+    /// Themes whose answers lean negative.
+    pub negative_themes: Vec<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricsBody {
+    /// Campaign-wide funnel (filters do not apply): attached respondents, those who finished
+    /// through their invitation, sessions started and finished.
+    pub invited: u64,
+    pub responded: u64,
+    pub started: u64,
+    pub completed: u64,
+    /// Finished sessions the analysis has not recorded yet.
+    pub pending_analysis: u64,
+    pub completion_rate: Option<f64>,
+    /// Of the group's accepted sessions; null when the floor applies.
+    pub median_duration_secs: Option<u32>,
+    pub average_coverage: Option<f64>,
+    /// Text answers the sentiment model scored, and those in a language it does not cover.
+    pub scored_answers: u64,
+    pub unscored_answers: u64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RatingBody {
+    pub min: i16,
+    pub max: i16,
+    pub mean: f64,
+    pub distribution: Vec<RatingCountBody>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RatingCountBody {
+    pub value: i16,
+    pub count: u64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionResultBody {
+    pub question_id: String,
+    /// `rating` or `text`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// In the survey's default language.
+    pub text: String,
+    /// Accepted sessions of the group that answered it (shown below the floor too).
+    pub answered: u64,
+    /// Rating questions; null when the floor applies.
+    pub rating: Option<RatingBody>,
+    /// Text questions: answers by sentiment; empty when the floor applies.
+    pub sentiment: Vec<SentimentCountBody>,
+    pub themes: Vec<ThemeBody>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QuoteBody {
+    pub question_id: String,
+    /// The answer with email addresses, phone numbers and links replaced by `[email]`, `[phone]`, `[link]`.
+    pub text: String,
+    pub sentiment: Option<&'static str>,
+}
+
+/// Aggregate results: counts, sentiment, themes and CSAT, never one person's answers or identity.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultsBody {
+    pub campaign: ResultsCampaignBody,
+    /// Accepted sessions in the group shown.
+    pub accepted_count: u64,
+    /// Accepted sessions weighted by the share of questions each answered, rounded.
+    pub weighted_accepted_count: u64,
+    /// Mean session sentiment from -1 to 1; 0 when the floor applies or nothing was scored.
+    pub overall_sentiment_score: f64,
+    pub csat: Option<CsatBody>,
+    /// Accepted sessions by sentiment; empty when the floor applies.
+    pub sentiment: Vec<SentimentCountBody>,
+    pub themes: Vec<ThemeBody>,
+    pub anonymity_floor: u32,
+    /// True when the breakdowns are hidden (see `methodology.suppression`).
+    pub floor_applied: bool,
+    pub filter: Option<FilterBody>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub generated_at: OffsetDateTime,
+    pub methodology: MethodologyBody,
+    pub acceptance: AcceptanceBody,
+    pub inferred: InferredBody,
+    pub metrics: MetricsBody,
+    pub questions: Vec<QuestionResultBody>,
+    /// Only for keys with channel:transcripts, above the floor; never with identity.
+    pub quotes: Vec<QuoteBody>,
+}
+
+impl From<CampaignResults> for ResultsBody {
+    fn from(r: CampaignResults) -> Self {
+        let a = &r.acceptance;
+        let m = &r.metrics;
+        Self {
+            campaign: ResultsCampaignBody {
+                campaign_id: r.campaign.id.0,
+                name: r.campaign.name.clone(),
+                status: r.campaign.status.as_str(),
+                respondent_group: r.campaign.audience.as_str(),
+            },
+            accepted_count: r.accepted_count,
+            weighted_accepted_count: r.weighted_accepted_count,
+            overall_sentiment_score: r.overall_sentiment_score,
+            csat: r.csat.map(|c| CsatBody { score: c.score, satisfied: c.satisfied, rated: c.rated }),
+            sentiment: r.sentiment.iter().map(SentimentCountBody::from).collect(),
+            themes: r.themes.iter().map(ThemeBody::from).collect(),
+            anonymity_floor: r.anonymity_floor,
+            floor_applied: r.floor_applied,
+            filter: r.filter.map(|f| FilterBody {
+                platform: f.platform,
+                app_version: f.app_version,
+                tags: f.tags,
+                attributes: f.attributes,
+            }),
+            generated_at: r.generated_at,
+            methodology: MethodologyBody {
+                sentiment_model: ModelBody::from(&r.methodology.sentiment),
+                theme_model: ModelBody::from(&r.methodology.themes),
+                sentiment_thresholds: pulse_domain::results::SENTIMENT_THRESHOLD,
+                min_theme_sessions: r.methodology.min_theme_sessions,
+                csat_method: "TOP_2_BOX_1_TO_5",
+                suppression: r.methodology.suppression.map(|s| s.as_str()),
+                quotes: r.methodology.quotes.as_str(),
+            },
+            acceptance: AcceptanceBody {
+                rules: a.rules.clone(),
+                analyzed: a.analyzed,
+                accepted: a.accepted,
+                rejected: a.rejected,
+                rejections: a
+                    .rejections
+                    .iter()
+                    .map(|(reason, count)| RejectionCountBody { reason: reason.as_str(), count: *count })
+                    .collect(),
+                target_reached: a.target_reached,
+                capacity_reached: a.capacity_reached,
+            },
+            inferred: InferredBody {
+                dominant_sentiment: r.inferred.dominant_sentiment.map(|l| l.as_str()),
+                positive_themes: r.inferred.positive_themes.clone(),
+                negative_themes: r.inferred.negative_themes.clone(),
+            },
+            metrics: MetricsBody {
+                invited: m.invited,
+                responded: m.responded,
+                started: m.started,
+                completed: m.completed,
+                pending_analysis: m.pending_analysis,
+                completion_rate: m.completion_rate,
+                median_duration_secs: m.median_duration_secs,
+                average_coverage: m.average_coverage,
+                scored_answers: m.scored_answers,
+                unscored_answers: m.unscored_answers,
+            },
+            questions: r
+                .questions
+                .iter()
+                .map(|q| QuestionResultBody {
+                    question_id: q.question_id.clone(),
+                    kind: match q.kind {
+                        QuestionKind::Rating { .. } => "rating",
+                        QuestionKind::Text => "text",
+                    },
+                    text: q.text.clone(),
+                    answered: q.answered,
+                    rating: q.rating.as_ref().map(|s| RatingBody {
+                        min: s.min,
+                        max: s.max,
+                        mean: s.mean,
+                        distribution: s
+                            .distribution
+                            .iter()
+                            .map(|(value, count)| RatingCountBody { value: *value, count: *count })
+                            .collect(),
+                    }),
+                    sentiment: q.sentiment.iter().map(SentimentCountBody::from).collect(),
+                    themes: q.themes.iter().map(ThemeBody::from).collect(),
+                })
+                .collect(),
+            quotes: r
+                .quotes
+                .iter()
+                .map(|q| QuoteBody {
+                    question_id: q.question_id.clone(),
+                    text: q.text.clone(),
+                    sentiment: q.sentiment.map(|l| l.as_str()),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Optional filters; every one given must hold. A filter is refused nothing for isolating a
+/// small group: the breakdowns are suppressed instead (`COMPLEMENT_BELOW_FLOOR`).
+#[derive(Debug, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ResultsQuery {
+    /// The launch device's platform (`ios`, `android`...), case-insensitive.
+    pub platform: Option<String>,
+    /// The launch device's or app's version, exactly.
+    #[param(rename = "appVersion")]
+    pub app_version: Option<String>,
+    /// A tag of the signed launch token; repeat for several (all must be present).
+    pub tag: Option<Vec<String>>,
+    /// `attribute.<name>=<value>`: a launch attribute, compared as text (repeat for several names).
+    #[param(rename = "attribute.<name>")]
+    pub attribute: Option<String>,
+}
+
+/// Aggregate results of a campaign, optionally for the sessions one launch context selects.
+#[utoipa::path(
+    get, path = "/api/v1/channel/campaigns/{id}/results", tag = "campaigns",
+    security(("apiKey" = []), ("bearer" = [])),
+    params(("id" = Uuid, Path), ("X-SVC-Workspace" = Option<Uuid>, Header), ResultsQuery),
+    responses(
+        (status = 200, body = ResultsBody),
+        (status = 400, description = "VALIDATION_FAILED naming an unknown or malformed filter; WORKSPACE_REQUIRED", body = ErrorBody),
+        (status = 401, description = "UNAUTHENTICATED", body = ErrorBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSION (channel:results) or NO_ORG", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND: unknown campaign or another workspace's", body = ErrorBody),
+        (status = 429, description = "RATE_LIMITED: hourly `campaign_read` quota", body = ErrorBody),
+    )
+)]
+pub async fn get_results<P: Platform>(
+    state: Data<AppState<P>>,
+    req: HttpRequest,
+    id: Path<String>,
+    query: Query<Vec<(String, String)>>,
+) -> Result<HttpResponse, ApiError> {
+    let Admitted { principal, rate, .. } = admit(&state, &req, &[Scope::RESULTS], QuotaFamily::CampaignRead).await?;
+    let id = campaign_id(&id)?;
+    let filter = ResultsFilter::parse(&query)?;
+    let results = state.results.results(&principal, workspace_header(&req), id, filter).await?;
+    Ok(json_response(StatusCode::OK, &ResultsBody::from(results), rate))
+}

@@ -1,0 +1,324 @@
+//! Aggregate results over sessions answered through the public routes and analyzed by the real
+//! worker: counts, sentiment, themes and CSAT, the anonymity floor, filters, quotes, and
+//! `feedback.analyzed`.
+
+use serde_json::{Value, json};
+
+use crate::cli::{json_out, pulse};
+use crate::helpers::{CampaignPartner, TestApp, code_of, envelope, id_of, spawn_app, spawn_app_with};
+use crate::receiver::Receiver;
+
+/// Seven happy and three unhappy respondents: what a person reading them would summarise as
+/// "mostly pleased, the late deliveries annoy".
+const TEN: [(i64, &str, &str); 10] = [
+    (5, "The driver was friendly and the delivery was fast. Great service!", "Keep the friendly drivers."),
+    (5, "Great food, arrived hot and on time. Love it.", "Nothing, it was perfect."),
+    (4, "Good food and a friendly driver.", "Maybe more vegetarian dishes."),
+    (5, "Excellent service, the delivery was quick.", "Great as it is."),
+    (4, "Tasty food, nice packaging, happy with the delivery.", "A loyalty discount would be nice."),
+    (5, "Wonderful experience, the driver was polite and helpful.", "Keep it up!"),
+    (4, "Good value and fast delivery.", "More desserts please."),
+    (1, "Terrible. The delivery was late and the food was cold.", "Stop the late deliveries, it is awful."),
+    (2, "The delivery was late again and support was rude.", "Fix the late deliveries, so disappointing."),
+    (
+        1,
+        "Terrible, awful and horrible: cold food, late delivery, rude support. Call me at +44 20 7946 0958.",
+        "Terrible support.",
+    ),
+];
+
+async fn answered_campaign(app: &TestApp, partner: &CampaignPartner, people: &[(i64, &str, &str)]) -> Value {
+    let campaign = app.live_campaign(&partner.key.key).await;
+    for (rating, why, improve) in people {
+        app.respond(
+            code_of(&campaign),
+            &json!({}),
+            &[("q1", json!(rating)), ("q2", json!(why)), ("q3", json!(improve))],
+        )
+        .await;
+    }
+    campaign
+}
+
+fn count_of(results: &Value, label: &str) -> u64 {
+    results["sentiment"].as_array().expect("sentiment").iter().find(|c| c["label"] == label).expect(label)["count"]
+        .as_u64()
+        .expect("count")
+}
+
+fn themes(results: &Value) -> Vec<&str> {
+    results["themes"].as_array().expect("themes").iter().map(|t| t["theme"].as_str().expect("theme")).collect()
+}
+
+#[tokio::test]
+async fn ten_respondents_give_counts_sentiment_themes_and_csat_a_reader_would_agree_with() {
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let results_only =
+        app.create_key_with(Some(partner.business), &["channel:results"], &[partner.workspace], None).await;
+    let campaign = answered_campaign(&app, &partner, &TEN).await;
+    let results = app.analyzed_results(&results_only.key, id_of(&campaign), 10).await;
+
+    let mut fields: Vec<&str> = results.as_object().expect("object").keys().map(String::as_str).collect();
+    fields.sort_unstable();
+    assert_eq!(
+        fields,
+        [
+            "acceptance",
+            "acceptedCount",
+            "anonymityFloor",
+            "campaign",
+            "csat",
+            "filter",
+            "floorApplied",
+            "generatedAt",
+            "inferred",
+            "methodology",
+            "metrics",
+            "overallSentimentScore",
+            "questions",
+            "quotes",
+            "sentiment",
+            "themes",
+            "weightedAcceptedCount"
+        ]
+    );
+    assert_eq!(
+        results["campaign"],
+        json!({"campaignId": campaign["id"], "name": campaign["name"], "status": "ACTIVE", "respondentGroup": "OPEN"})
+    );
+    assert_eq!((results["acceptedCount"].as_u64(), results["weightedAcceptedCount"].as_u64()), (Some(10), Some(10)));
+    assert_eq!((results["anonymityFloor"].as_u64(), &results["floorApplied"]), (Some(5), &json!(false)));
+    assert_eq!(results["filter"], Value::Null);
+    assert_eq!(count_of(&results, "POSITIVE"), 7);
+    assert_eq!(count_of(&results, "NEGATIVE"), 3);
+    assert_eq!(count_of(&results, "NEUTRAL"), 0);
+    let overall = results["overallSentimentScore"].as_f64().expect("score");
+    assert!(overall > 0.1 && overall < 0.8, "mostly pleased: {overall}");
+    assert_eq!(results["csat"], json!({"score": 0.7, "satisfied": 7, "rated": 10}));
+    let found = themes(&results);
+    assert!(found.iter().any(|t| t.contains("deliver")), "{found:?}");
+    assert!(found.iter().any(|t| t.contains("late")), "{found:?}");
+    assert!(found.iter().any(|t| t.contains("driver")), "{found:?}");
+    assert!(results["themes"].as_array().expect("themes").iter().all(|t| t["count"].as_u64() >= Some(2)));
+    let negative: Vec<&str> =
+        results["inferred"]["negativeThemes"].as_array().expect("list").iter().filter_map(Value::as_str).collect();
+    assert!(negative.iter().any(|t| t.contains("late")), "late deliveries lean negative: {negative:?}");
+    assert_eq!(results["inferred"]["dominantSentiment"], "POSITIVE");
+    assert_eq!(results["methodology"]["sentimentModel"]["languages"], json!(["en"]));
+    assert_eq!(results["methodology"]["quotes"], "NOT_PERMITTED");
+    assert_eq!(results["quotes"], json!([]));
+    let q1 = &results["questions"][0];
+    assert_eq!((q1["type"].as_str(), q1["answered"].as_u64()), (Some("rating"), Some(10)));
+    assert_eq!(
+        q1["rating"]["distribution"],
+        json!([{"value": 1, "count": 2}, {"value": 2, "count": 1}, {"value": 3, "count": 0},
+               {"value": 4, "count": 3}, {"value": 5, "count": 4}])
+    );
+    assert_eq!(results["metrics"]["scoredAnswers"], 20);
+    assert_eq!(results["acceptance"]["accepted"], 10);
+
+    // Aggregates only: no session, device or word of a respondent in the body.
+    let text = results.to_string();
+    for (_, why, improve) in TEN {
+        assert!(!text.contains(why) && !text.contains(improve));
+    }
+    assert!(!text.contains("7946") && !text.contains("sessionId") && !text.contains("deviceId"));
+}
+
+#[tokio::test]
+async fn four_respondents_are_below_the_floor_and_see_counts_only() {
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let campaign = answered_campaign(&app, &partner, &TEN[..4]).await;
+    let results = app.analyzed_results(&partner.key.key, id_of(&campaign), 4).await;
+    assert_eq!((results["acceptedCount"].as_u64(), &results["floorApplied"]), (Some(4), &json!(true)));
+    assert_eq!(results["methodology"]["suppression"], "GROUP_BELOW_FLOOR");
+    assert_eq!((&results["sentiment"], &results["themes"]), (&json!([]), &json!([])));
+    assert_eq!((&results["csat"], &results["overallSentimentScore"]), (&Value::Null, &json!(0.0)));
+    assert_eq!((&results["quotes"], &results["methodology"]["quotes"]), (&json!([]), &json!("HIDDEN_BY_FLOOR")));
+    assert_eq!(
+        (&results["inferred"]["positiveThemes"], &results["inferred"]["dominantSentiment"]),
+        (&json!([]), &Value::Null)
+    );
+    for question in results["questions"].as_array().expect("questions") {
+        assert_eq!(question["answered"], 4, "counts stay");
+        assert_eq!(
+            (&question["rating"], &question["sentiment"], &question["themes"]),
+            (&Value::Null, &json!([]), &json!([]))
+        );
+    }
+    assert_eq!(results["metrics"]["medianDurationSecs"], Value::Null);
+    assert_eq!(results["metrics"]["completed"], 4);
+}
+
+#[tokio::test]
+async fn filters_narrow_the_group_and_cannot_isolate_a_few_by_difference() {
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let campaign = app.live_campaign(&partner.key.key).await;
+    for (i, (rating, why, _)) in TEN.iter().take(7).enumerate() {
+        let plan = if i == 0 { "free" } else { "pro" };
+        let link = app
+            .mint_link(
+                &partner.key.key,
+                &json!({"campaignId": campaign["id"], "device": {"platform": "ios", "appVersion": "2.1.0"},
+                        "attributes": {"plan": plan, "seats": 3}}),
+            )
+            .await;
+        assert_eq!(link.status(), 201);
+        let url: Value = link.json().await.expect("json");
+        let token = crate::helpers::Link::parse(url["url"].as_str().expect("url")).lt.expect("lt");
+        app.respond(code_of(&campaign), &json!({"launchToken": token}), &[("q1", json!(rating)), ("q2", json!(why))])
+            .await;
+    }
+    let everyone = app.analyzed_results(&partner.key.key, id_of(&campaign), 7).await;
+    assert_eq!(everyone["floorApplied"], false);
+
+    let filtered = |query: &'static [(&'static str, &'static str)]| {
+        let app = &app;
+        let key = partner.key.key.clone();
+        let id = id_of(&campaign).to_owned();
+        async move {
+            let response = app.results(&key, &id, query).await;
+            assert_eq!(response.status(), 200);
+            response.json::<Value>().await.expect("json")
+        }
+    };
+    let pro = filtered(&[("attribute.plan", "pro")]).await;
+    assert_eq!(pro["acceptedCount"], 6);
+    assert_eq!(
+        (&pro["floorApplied"], &pro["methodology"]["suppression"]),
+        (&json!(true), &json!("COMPLEMENT_BELOW_FLOOR"))
+    );
+    assert_eq!(pro["sentiment"], json!([]));
+    assert_eq!(pro["filter"], json!({"platform": null, "appVersion": null, "tags": [], "attributes": {"plan": "pro"}}));
+    let free = filtered(&[("attribute.plan", "free")]).await;
+    assert_eq!((&free["acceptedCount"], &free["methodology"]["suppression"]), (&json!(1), &json!("GROUP_BELOW_FLOOR")));
+    let ios = filtered(&[("platform", "iOS"), ("appVersion", "2.1.0"), ("attribute.seats", "3")]).await;
+    assert_eq!((&ios["acceptedCount"], &ios["floorApplied"]), (&json!(7), &json!(false)));
+    assert_eq!(count_of(&ios, "POSITIVE"), 7);
+    let android = filtered(&[("platform", "android")]).await;
+    assert_eq!((&android["acceptedCount"], &android["floorApplied"]), (&json!(0), &json!(true)));
+
+    for (query, field) in [
+        (vec![("colour", "red")], "colour"),
+        (vec![("platform", "ios"), ("platform", "android")], "platform"),
+        (vec![("attribute.", "x")], "attribute."),
+    ] {
+        let (status, code, description) = envelope(app.results(&partner.key.key, id_of(&campaign), &query).await).await;
+        assert_eq!((status, code.as_str()), (400, "VALIDATION_FAILED"));
+        assert!(description.contains(field), "{description}");
+    }
+}
+
+#[tokio::test]
+async fn quotes_need_the_transcripts_scope_and_never_carry_contact_details() {
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let campaign = answered_campaign(&app, &partner, &TEN).await;
+    let results = app.analyzed_results(&partner.key.key, id_of(&campaign), 10).await;
+    assert_eq!(results["methodology"]["quotes"], "INCLUDED");
+    let quotes = results["quotes"].as_array().expect("quotes");
+    assert!(!quotes.is_empty() && quotes.len() <= 6, "at most three per text question");
+    for quote in quotes {
+        assert_eq!(quote.as_object().expect("quote").len(), 3, "questionId, text, sentiment; no identity");
+    }
+    let text = results.to_string();
+    assert!(!text.contains("7946"), "phone numbers are redacted");
+    let awful =
+        quotes.iter().find(|q| q["text"].as_str().is_some_and(|t| t.contains("Call me"))).expect("the most negative");
+    assert_eq!(awful["sentiment"], "NEGATIVE");
+    assert!(awful["text"].as_str().expect("text").ends_with("Call me at [phone]."));
+}
+
+#[tokio::test]
+async fn results_refuse_like_every_campaign_route() {
+    let app = spawn_app_with(|s| {
+        s.quotas = s.quotas.clone().with_hourly(pulse_domain::quota::QuotaFamily::CampaignRead, 3);
+    })
+    .await;
+    let partner = app.campaign_partner().await;
+    let campaign = app.live_campaign(&partner.key.key).await;
+    let id = id_of(&campaign);
+
+    let (status, code, _) = envelope(app.results("svc_nope_nope", id, &[]).await).await;
+    assert_eq!((status, code.as_str()), (401, "UNAUTHENTICATED"));
+    let provision_only =
+        app.create_key_with(Some(partner.business), &["channel:provision"], &[partner.workspace], None).await;
+    let (status, code, description) = envelope(app.results(&provision_only.key, id, &[]).await).await;
+    assert_eq!((status, code.as_str()), (403, "INSUFFICIENT_PERMISSION"));
+    assert!(description.contains("channel:results"));
+    let stranger = app.campaign_partner().await;
+    let (status, code, _) = envelope(app.results(&stranger.key.key, id, &[]).await).await;
+    assert_eq!((status, code.as_str()), (404, "NOT_FOUND"), "another workspace's campaign is unknown");
+    let (status, code, _) = envelope(app.results(&partner.key.key, "not-a-uuid", &[]).await).await;
+    assert_eq!((status, code.as_str()), (404, "NOT_FOUND"));
+
+    let empty = app.results(&partner.key.key, id, &[]).await;
+    assert_eq!(empty.status(), 200);
+    assert_eq!(app.results(&partner.key.key, id, &[]).await.status(), 200, "the third read of the hour");
+    let body: Value = empty.json().await.expect("json");
+    assert_eq!((&body["acceptedCount"], &body["floorApplied"], &body["csat"]), (&json!(0), &json!(true), &Value::Null));
+    let (status, code, _) = envelope(app.results(&partner.key.key, id, &[]).await).await;
+    assert_eq!((status, code.as_str()), (429, "RATE_LIMITED"));
+}
+
+#[tokio::test]
+async fn each_session_is_announced_analyzed_once_and_a_rerun_reuses_its_results() {
+    let app = spawn_app_with(|s| {
+        s.webhooks.allow_private = true;
+        s.webhooks.poll_every = std::time::Duration::from_millis(50);
+    })
+    .await;
+    let receiver = Receiver::start().await;
+    let partner = app.campaign_partner().await;
+    let hooks = app.create_key_with(Some(partner.business), &["channel:webhooks"], &[partner.workspace], None).await;
+    let created =
+        app.create_webhook(&hooks.key, &json!({"url": receiver.url, "eventTypes": ["feedback.analyzed"]})).await;
+    assert_eq!(created.status(), 201);
+    let created: Value = created.json().await.expect("json");
+    receiver.set_secret(created["secret"].as_str().expect("secret"));
+
+    let campaign = app.live_campaign(&partner.key.key).await;
+    let (rating, why, improve) = TEN[0];
+    let session = app
+        .respond(code_of(&campaign), &json!({}), &[("q1", json!(rating)), ("q2", json!(why)), ("q3", json!(improve))])
+        .await;
+    let delivered = receiver.wait_for(1).await;
+    let event = delivered[0].json();
+    assert_eq!(event["type"], "feedback.analyzed");
+    let payload = &event["payload"];
+    assert_eq!(payload["conversationId"], session.as_str());
+    assert_eq!(payload["campaignId"], campaign["id"]);
+    assert_eq!(payload["publicRef"], campaign["code"]);
+    assert_eq!((&payload["answers"], &payload["exchanges"]), (&json!(3), &json!(3)));
+    assert_eq!((&payload["analyzersRun"], &payload["analyzersReused"]), (&json!(4), &json!(0)));
+    assert_eq!(
+        (&payload["deviceId"], &payload["userId"], &payload["appInstallId"]),
+        (&Value::Null, &Value::Null, &Value::Null)
+    );
+    assert!(!event.to_string().contains("friendly"), "no word said travels in an event");
+
+    let rerun = json_out(&pulse(&app, &["admin", "analysis", "rerun", "--campaign", id_of(&campaign)]));
+    assert_eq!(rerun, json!({"campaignId": campaign["id"], "queued": 1}));
+    // The operator's command queues at the wall-clock time; the app's clock catches up with it.
+    app.clock.advance(time::Duration::days(3650));
+    let reused_all = || {
+        crate::helpers::captured_logs().lines().any(|line| {
+            line.contains(&session)
+                && line.contains("session analyzed")
+                && line.contains("\"analyzers_run\":0")
+                && line.contains("\"analyzers_reused\":4")
+        })
+    };
+    let wait = async {
+        while !reused_all() {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(60), wait).await.expect("the rerun reused all four results");
+    assert_eq!(app.count_rows("answer_analyses").await, 4, "two analyzers for each of the two text answers");
+    assert_eq!(app.count_where("webhook_events WHERE event_type = 'feedback.analyzed'").await, 1, "announced once");
+    assert_eq!(receiver.received().len(), 1);
+}
