@@ -12,6 +12,7 @@ mod identity;
 mod launch;
 mod openapi;
 mod orgs;
+mod page;
 mod public;
 mod quotas;
 mod receiver;
