@@ -2,6 +2,7 @@
 
 mod apps;
 mod audience;
+mod browser;
 mod campaigns;
 mod cli;
 mod errors;
