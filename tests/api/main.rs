@@ -2,6 +2,7 @@
 
 mod apps;
 mod audience;
+mod browser;
 mod campaigns;
 mod cli;
 mod errors;
@@ -12,6 +13,7 @@ mod identity;
 mod launch;
 mod openapi;
 mod orgs;
+mod page;
 mod public;
 mod quotas;
 mod receiver;

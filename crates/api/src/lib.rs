@@ -7,6 +7,7 @@ pub mod error;
 pub mod health;
 pub mod middleware;
 pub mod openapi;
+pub mod page;
 pub mod public;
 pub mod request;
 mod state;
@@ -31,6 +32,7 @@ pub fn configure<P: Platform>(state: web::Data<AppState<P>>) -> impl FnOnce(&mut
             .configure(studio::configure::<P>)
             .configure(public::configure::<P>)
             .configure(apps::configure::<P>)
+            .configure(page::configure::<P>)
             .default_service(web::to(unknown_route));
     }
 }

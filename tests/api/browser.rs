@@ -1,0 +1,388 @@
+//! The respondent page in headless Chromium, driven over WebDriver: what a person does with an
+//! app's link, from consent to the thank-you screen, then checked through the partner API.
+//!
+//! Needs `/usr/bin/chromium` and `/usr/bin/chromedriver` (Debian's `chromium` and
+//! `chromium-driver`; `.ci/run` installs them). Each step leaves a screenshot under
+//! `target/test-artifacts/browser/<test>/`.
+
+use std::net::TcpListener;
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use fantoccini::elements::Element;
+use fantoccini::{Client, ClientBuilder, Locator};
+use futures_util::FutureExt as _;
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, captured_logs, code_of, id_of, spawn_app};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// How long a screen may take to appear; generous for a loaded CI machine, never slept.
+const WAIT: Duration = Duration::from_secs(20);
+
+/// ChromeDriver on a loopback port, and the browser profile it uses. Dropping it stops the driver
+/// and removes the profile, whether the test passed or not.
+struct Driver {
+    child: Child,
+    port: u16,
+    profile: PathBuf,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        // Errors here only mean the process or directory is gone already.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+impl Driver {
+    async fn start(artifacts: &Path) -> Self {
+        for binary in [CHROMIUM, CHROMEDRIVER] {
+            assert!(
+                Path::new(binary).exists(),
+                "{binary} is missing: the browser tests need Debian's chromium and chromium-driver \
+                 (`apt-get install chromium chromium-driver`; .ci/run installs them)"
+            );
+        }
+        static PROFILES: AtomicUsize = AtomicUsize::new(0);
+        let profile = std::env::temp_dir().join(format!(
+            "pulse-browser-{}-{}",
+            std::process::id(),
+            PROFILES.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&profile).expect("a browser profile directory");
+        // A port that was free a moment ago; chromedriver binds it right away.
+        let port = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+        let log = std::fs::File::create(artifacts.join("chromedriver.log")).expect("chromedriver log");
+        let child = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(log.try_clone().expect("log handle"))
+            .stderr(log)
+            .spawn()
+            .expect("start chromedriver");
+        let mut driver = Self { child, port, profile };
+        driver.wait_until_ready(artifacts).await;
+        driver
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Polls `/status` until chromedriver answers ready, failing with its log when it exits first.
+    async fn wait_until_ready(&mut self, artifacts: &Path) {
+        let client = reqwest::Client::new();
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                let log = std::fs::read_to_string(artifacts.join("chromedriver.log")).unwrap_or_default();
+                panic!("chromedriver exited ({status}) before answering:\n{log}");
+            }
+            let ready = match client.get(format!("{}/status", self.url())).send().await {
+                Ok(response) => response.json::<Value>().await.is_ok_and(|b| b["value"]["ready"] == json!(true)),
+                Err(_) => false,
+            };
+            if ready {
+                return;
+            }
+            assert!(Instant::now() < deadline, "chromedriver did not answer on port {} within {WAIT:?}", self.port);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn session(&self) -> Client {
+        let args = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            // A phone-sized window: the page is built mobile first.
+            "--window-size=412,915",
+        ];
+        let mut args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        args.push(format!("--user-data-dir={}", self.profile.display()));
+        let mut capabilities = serde_json::Map::new();
+        capabilities.insert("browserName".to_owned(), json!("chrome"));
+        capabilities.insert("goog:chromeOptions".to_owned(), json!({"binary": CHROMIUM, "args": args}));
+        capabilities.insert("goog:loggingPrefs".to_owned(), json!({"browser": "ALL"}));
+        ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(capabilities)
+            .connect(&self.url())
+            .await
+            .expect("a Chromium session")
+    }
+}
+
+/// A Chromium session of one test, numbering its screenshots.
+struct Browser {
+    client: Client,
+    driver: Driver,
+    artifacts: PathBuf,
+    step: AtomicU32,
+}
+
+impl Browser {
+    async fn open(test: &str) -> Self {
+        let artifacts =
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/test-artifacts/browser")).join(test);
+        // Screenshots of an earlier run would pass for this one's.
+        let _ = std::fs::remove_dir_all(&artifacts);
+        std::fs::create_dir_all(&artifacts).expect("the artifacts directory");
+        let driver = Driver::start(&artifacts).await;
+        let client = driver.session().await;
+        Self { client, driver, artifacts, step: AtomicU32::new(0) }
+    }
+
+    /// Ends the session and the driver, then fails the test if the scenario did (with a last
+    /// screenshot of where it stood).
+    async fn close(self, outcome: std::thread::Result<()>) {
+        if outcome.is_err() {
+            self.screenshot("failed").await;
+        }
+        let closed = self.client.clone().close().await;
+        drop(self.driver);
+        if let Err(panic) = outcome {
+            std::panic::resume_unwind(panic);
+        }
+        closed.expect("close the browser");
+    }
+
+    async fn screenshot(&self, step: &str) {
+        let n = self.step.fetch_add(1, Ordering::Relaxed) + 1;
+        let png = self.client.screenshot().await.expect("a screenshot");
+        std::fs::write(self.artifacts.join(format!("{n:02}-{step}.png")), png).expect("write the screenshot");
+    }
+
+    /// Waits for the element matching `css` to be there.
+    async fn wait_for(&self, css: &str) -> Element {
+        self.client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("waiting for `{css}`: {e}"))
+    }
+
+    async fn testid(&self, id: &str) -> Element {
+        self.wait_for(&format!("[data-testid=\"{id}\"]")).await
+    }
+
+    async fn script(&self, script: &str) -> Value {
+        self.client.execute(script, Vec::new()).await.unwrap_or_else(|e| panic!("`{script}`: {e}"))
+    }
+
+    async fn text(&self, element: &Element) -> String {
+        element.text().await.expect("text")
+    }
+
+    /// The browser's console lines, read from chromedriver (`goog:loggingPrefs`).
+    async fn console(&self) -> Vec<Value> {
+        let session = self.client.session_id().await.expect("session id").expect("a session");
+        let response = reqwest::Client::new()
+            .post(format!("{}/session/{session}/se/log", self.driver.url()))
+            .json(&json!({"type": "browser"}))
+            .send()
+            .await
+            .expect("the browser log");
+        let body: Value = response.json().await.expect("json");
+        body["value"].as_array().cloned().unwrap_or_else(|| panic!("log entries in {body}"))
+    }
+
+    /// Everything the page fetched came from the test server: no third-party request at all.
+    async fn assert_same_origin(&self, app: &TestApp) {
+        let fetched = self.script("return performance.getEntriesByType('resource').map(e => e.name);").await;
+        let fetched = fetched.as_array().expect("resource names");
+        assert!(!fetched.is_empty());
+        for url in fetched {
+            let url = url.as_str().expect("a URL");
+            assert!(url.starts_with(&format!("{}/", app.address)), "a request left the origin: {url}");
+        }
+        let problems: Vec<Value> = self
+            .console()
+            .await
+            .into_iter()
+            .filter(|e| e["level"] == json!("SEVERE") || e["level"] == json!("WARNING"))
+            .collect();
+        assert!(problems.is_empty(), "the console has warnings or errors (a refused script or style?): {problems:?}");
+    }
+}
+
+/// A minted link as served by the test server: helpers build links on `survey_url`, which in
+/// tests is not the port the app listens on.
+fn on_test_server(app: &TestApp, minted: &str) -> reqwest::Url {
+    let minted = reqwest::Url::parse(minted).expect("a link is a URL");
+    let mut url = reqwest::Url::parse(&app.url(minted.path())).expect("the test server URL");
+    url.set_query(minted.query());
+    url
+}
+
+#[tokio::test]
+async fn a_respondent_opens_the_apps_link_and_answers_every_question() {
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let campaign = app.live_campaign(&partner.key.key).await;
+    let (id, code) = (id_of(&campaign), code_of(&campaign));
+    let registered = app
+        .registered(
+            &json!({"campaignCode": code, "appId": "com.acme.shop", "platform": "android", "appVersion": "5.2.0"}),
+        )
+        .await;
+    let access_token = registered["accessToken"].as_str().expect("access token").to_owned();
+    let minted = app.mint_link(&partner.key.key, &json!({"campaignId": id, "language": "en"})).await;
+    assert_eq!(minted.status(), 201);
+    let minted: Value = minted.json().await.expect("json");
+    let mut url = on_test_server(&app, minted["url"].as_str().expect("url"));
+    let launch_token = url.query_pairs().find(|(k, _)| k == "lt").map(|(_, v)| v.into_owned()).expect("lt");
+    url.query_pairs_mut().append_pair("inst", registered["installId"].as_str().expect("install id"));
+    let without_fragment = url.to_string();
+    url.set_fragment(Some(&format!("dt={access_token}")));
+
+    let browser = Browser::open("a_respondent_opens_the_apps_link_and_answers_every_question").await;
+    let outcome =
+        AssertUnwindSafe(answer_every_question(&app, &browser, url.as_str(), &without_fragment)).catch_unwind().await;
+    browser.close(outcome).await;
+
+    let read: Value = app.get_campaign(&partner.key.key, id).await.json().await.expect("json");
+    assert_eq!(read["counts"]["completed"], json!(1), "{}", read["counts"]);
+    let devices: Value = app.list_devices(&partner.key.key, &[]).await.json().await.expect("json");
+    let device = devices["items"]
+        .as_array()
+        .and_then(|items| items.iter().find(|d| d["deviceId"] == registered["deviceId"]))
+        .unwrap_or_else(|| panic!("the device in {devices}"));
+    assert_eq!(device["feedbackCount"], json!(1), "the page sent the device token: {device}");
+    let installs: Value = app.list_installs(&partner.key.key, id, &[]).await.json().await.expect("json");
+    assert_eq!(installs["items"][0]["feedbackCount"], json!(1), "{installs}");
+    let spent: Value = app.access(code, &[("lt", &launch_token)]).await.json().await.expect("json");
+    assert_eq!(spent["state"], json!("INVALID"), "the page spent the launch token");
+    assert!(!captured_logs().contains(&access_token), "the device token reached a log line");
+}
+
+async fn answer_every_question(app: &TestApp, browser: &Browser, url: &str, without_fragment: &str) {
+    browser.client.goto(url).await.expect("open the link");
+    let consent = browser.testid("consent-button").await;
+    browser.screenshot("consent").await;
+    let href = browser.script("return window.location.href;").await;
+    assert_eq!(href, json!(without_fragment), "the fragment is gone, the path and query stay");
+    assert_eq!(browser.script("return document.documentElement.lang;").await, json!("en"));
+    assert_eq!(browser.text(&consent).await, "I agree, start");
+    consent.click().await.expect("consent");
+
+    let first = browser.wait_for("[data-testid=screen-question][data-question-index=\"1\"]").await;
+    let total: usize =
+        first.attr("data-question-total").await.expect("attribute").and_then(|t| t.parse().ok()).expect("a total");
+    assert!(total >= 2, "a rating and a text question at least");
+    let mut seen = Vec::new();
+    for n in 1..=total {
+        let screen = browser.wait_for(&format!("[data-testid=screen-question][data-question-index=\"{n}\"]")).await;
+        let progress = browser.testid("progress-text").await;
+        assert_eq!(browser.text(&progress).await, format!("Question {n} of {total}"));
+        let bar = browser.testid("progress-bar").await;
+        assert_eq!(bar.attr("aria-valuenow").await.expect("attribute"), Some(n.to_string()));
+        assert_eq!(bar.attr("aria-valuemax").await.expect("attribute"), Some(total.to_string()));
+        let focused = browser.script("return document.activeElement.id;").await;
+        assert_eq!(focused, json!("question-text"), "focus moves to the new question");
+        browser.screenshot(&format!("question-{n}")).await;
+
+        let kind = screen.attr("data-question-type").await.expect("attribute").expect("a type");
+        let required = screen.attr("data-required").await.expect("attribute") == Some("true".to_owned());
+        if required && !seen.contains(&kind) {
+            // A required question insists, politely and accessibly.
+            browser.testid("next-button").await.click().await.expect("next without an answer");
+            let error = browser.wait_for("[data-testid=question-error]:not(:empty)").await;
+            assert_eq!(error.attr("role").await.expect("attribute").as_deref(), Some("alert"));
+            browser.screenshot(&format!("question-{n}-required")).await;
+        }
+        match kind.as_str() {
+            "rating" => {
+                let options =
+                    browser.client.find_all(Locator::Css("[data-testid^=rating-option-]")).await.expect("options");
+                options.last().expect("a scale").click().await.expect("the highest rating");
+            }
+            "text" => {
+                let answer = browser.testid("text-answer").await;
+                answer.send_keys("Quick, friendly and delightful. Thank you!").await.expect("type");
+                let counter = browser.testid("text-counter").await;
+                assert_eq!(browser.text(&counter).await, "42 of 4000 characters");
+            }
+            other => panic!("a question of type {other}"),
+        }
+        seen.push(kind);
+        browser.screenshot(&format!("question-{n}-answered")).await;
+        browser.testid("next-button").await.click().await.expect("next");
+    }
+    assert!(seen.iter().any(|k| k == "rating") && seen.iter().any(|k| k == "text"), "{seen:?}");
+
+    let finish = browser.testid("screen-finish").await;
+    browser.screenshot("finish").await;
+    let heading = finish.find(Locator::Css("h1")).await.expect("a heading");
+    assert_eq!(browser.text(&heading).await, "Thank you!");
+    assert_eq!(browser.script("return document.activeElement.tagName;").await, json!("H1"));
+    browser.assert_same_origin(app).await;
+}
+
+#[tokio::test]
+async fn a_signed_only_campaign_opened_without_a_token_says_to_open_it_from_the_app() {
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let campaign = app.live_campaign(&partner.key.key).await;
+    let (id, code) = (id_of(&campaign), code_of(&campaign));
+    let builder = app.studio_token(partner.business, &["campaign:view", "campaign:build"]).await;
+    let response = app.set_launch_access(&builder, id, &json!({"requireSigned": true})).await;
+    assert_eq!(response.status(), 200);
+
+    let browser = Browser::open("a_signed_only_campaign_opened_without_a_token_says_to_open_it_from_the_app").await;
+    let url = app.url(&format!("/p/{code}?lang=fr"));
+    let outcome = AssertUnwindSafe(open_from_the_app(&app, &browser, &url)).catch_unwind().await;
+    browser.close(outcome).await;
+    assert_eq!(app.count_rows("sessions").await, 0);
+}
+
+async fn open_from_the_app(app: &TestApp, browser: &Browser, url: &str) {
+    browser.client.goto(url).await.expect("open the link");
+    let screen = browser.testid("screen-open-from-app").await;
+    browser.screenshot("open-from-the-app").await;
+    let heading = screen.find(Locator::Css("h1")).await.expect("a heading");
+    assert_eq!(browser.text(&heading).await, "Ouvrez à nouveau ce questionnaire depuis l’application");
+    assert_eq!(browser.script("return document.documentElement.lang;").await, json!("fr"));
+    let consent = browser.client.find_all(Locator::Css("[data-testid=consent-button]")).await.expect("find");
+    assert!(consent.is_empty(), "no consent is offered");
+    browser.assert_same_origin(app).await;
+}
+
+#[tokio::test]
+async fn an_invitation_link_sends_its_nonce_to_start() {
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let campaign = app.provisioned(&partner.key.key).await;
+    let id = id_of(&campaign);
+    let rows = json!({"rows": [{"externalRef": "r1"}]});
+    let attached: Value = app.attach_respondents(&partner.key.key, id, &rows).await.json().await.expect("json");
+    let invitation = attached["rows"][0]["invitationUrl"].as_str().expect("invitation url").to_owned();
+    assert_eq!(app.launch_campaign(&partner.key.key, id).await.status(), 200);
+
+    let browser = Browser::open("an_invitation_link_sends_its_nonce_to_start").await;
+    let url = on_test_server(&app, &invitation);
+    assert!(url.path().starts_with("/s/"), "{url}");
+    let outcome = AssertUnwindSafe(start_from_an_invitation(&browser, url.as_str())).catch_unwind().await;
+    browser.close(outcome).await;
+
+    let again: Value = app.attach_respondents(&partner.key.key, id, &rows).await.json().await.expect("json");
+    assert_eq!(again["rows"][0]["responded"], json!(true), "the page started with the invitation");
+}
+
+async fn start_from_an_invitation(browser: &Browser, url: &str) {
+    browser.client.goto(url).await.expect("open the link");
+    browser.testid("consent-button").await.click().await.expect("consent");
+    browser.wait_for("[data-testid=screen-question][data-question-index=\"1\"]").await;
+    browser.screenshot("first-question").await;
+}
