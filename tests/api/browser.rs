@@ -265,6 +265,12 @@ async fn a_respondent_opens_the_apps_link_and_answers_every_question() {
     let spent: Value = app.access(code, &[("lt", &launch_token)]).await.json().await.expect("json");
     assert_eq!(spent["state"], json!("INVALID"), "the page spent the launch token");
     assert!(!captured_logs().contains(&access_token), "the device token reached a log line");
+
+    // The analysis worker counts the session; one respondent is below the floor.
+    let results = app.analyzed_results(&partner.key.key, id, 1).await;
+    assert_eq!((&results["acceptedCount"], &results["floorApplied"]), (&json!(1), &json!(true)));
+    assert_eq!(results["questions"][0]["answered"], json!(1));
+    assert_eq!(results["metrics"]["scoredAnswers"].as_u64().map(|n| n >= 1), Some(true), "{}", results["metrics"]);
 }
 
 async fn answer_every_question(app: &TestApp, browser: &Browser, url: &str, without_fragment: &str) {

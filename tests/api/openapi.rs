@@ -29,6 +29,7 @@ async fn the_document_is_served_without_a_key_and_lists_every_route() {
         "GET /api/v1/channel/openapi.json",
         "POST /api/v1/channel/campaigns",
         "GET /api/v1/channel/campaigns/{id}",
+        "GET /api/v1/channel/campaigns/{id}/results",
         "POST /api/v1/channel/campaigns/{id}/respondents",
         "POST /api/v1/channel/campaigns/{id}/launch",
         "POST /api/v1/channel/launch",
@@ -52,6 +53,9 @@ async fn the_document_is_served_without_a_key_and_lists_every_route() {
         "POST /api/v1/public/pulse/{code}/start",
         "POST /api/v1/public/pulse/{code}/sessions/{sessionId}/answers",
         "POST /api/v1/public/pulse/{code}/sessions/{sessionId}/complete",
+        "GET /p/{code}",
+        "GET /s/{code}/{nonce}",
+        "GET /assets/{name}",
         "GET /healthz",
         "GET /readyz",
     ]

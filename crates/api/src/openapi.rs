@@ -12,6 +12,7 @@ use crate::apps;
 use crate::channel::{campaigns, devices, identity, results, webhooks};
 use crate::error::{ErrorBody, status_of};
 use crate::health;
+use crate::page;
 use crate::public;
 use crate::studio::{app_installs, launch_keys};
 
@@ -52,6 +53,9 @@ use crate::studio::{app_installs, launch_keys};
         public::start,
         public::answer,
         public::complete,
+        page::open_page,
+        page::invitation_page,
+        page::asset,
         openapi_json,
         health::healthz,
         health::readyz,
@@ -67,6 +71,7 @@ use crate::studio::{app_installs, launch_keys};
         (name = "webhooks", description = "Signed event deliveries to partners' endpoints"),
         (name = "apps", description = "Mobile apps: install registration and heartbeats, no secret"),
         (name = "public", description = "The respondent page's routes: no secret"),
+        (name = "page", description = "The respondent web page and its assets, served from the binary"),
         (name = "operations", description = "Probes for orchestrators"),
     )
 )]
