@@ -278,3 +278,29 @@ async fn an_idempotency_key_replays_only_for_the_same_campaign() {
     assert_eq!(invited(&app, &partner.key.key, id_of(&second)).await, json!(0));
     assert_eq!(invited(&app, &partner.key.key, id_of(&first)).await, json!(1));
 }
+
+#[tokio::test]
+async fn a_closed_link_is_single_use_and_counts_its_respondent_as_responded() {
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let campaign = app.provisioned(&partner.key.key).await;
+    let id = id_of(&campaign);
+    let rows = json!({"rows": [{"externalRef": "r1"}, {"externalRef": "r2"}]});
+    let attached: Value = app.attach_respondents(&partner.key.key, id, &rows).await.json().await.expect("json");
+    assert_eq!(app.launch_campaign(&partner.key.key, id).await.status(), 200);
+    let link = Link::parse(attached["rows"][0]["invitationUrl"].as_str().expect("invitation"));
+    let nonce = link.nonce().expect("a /s/ link").to_owned();
+
+    let code = code_of(&campaign);
+    app.respond(code, &json!({"invitation": nonce}), &[("q1", json!(4))]).await;
+    let read: Value = app.get_campaign(&partner.key.key, id).await.json().await.expect("json");
+    assert_eq!(read["counts"], json!({"invited": 2, "responded": 1, "started": 1, "completed": 1}));
+
+    let reused = app.start(code, &json!({"consentGiven": true, "invitation": nonce})).await;
+    let (status, code, _) = envelope(reused).await;
+    assert_eq!((status, code.as_str()), (403, "LAUNCH_TOKEN_INVALID"));
+    let results = app.analyzed_results(&partner.key.key, id, 1).await;
+    assert_eq!((&results["metrics"]["invited"], &results["metrics"]["responded"]), (&json!(2), &json!(1)));
+    assert_eq!(results["campaign"]["respondentGroup"], "CLOSED");
+    assert!(!results.to_string().contains("r1"), "no respondent reference in results");
+}

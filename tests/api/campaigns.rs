@@ -60,7 +60,7 @@ async fn provisioning_answers_201_with_a_draft_campaign_and_its_survey() {
     assert_eq!(campaign["workspaceId"], json!(partner.workspace.to_string()));
     assert_eq!(campaign["publicUrl"], json!(format!("{}/p/{code}", app.settings.survey_url)));
     assert_eq!(campaign["readiness"], json!({"launchReady": true, "blockers": []}));
-    assert_eq!(campaign["counts"], json!({"invited": 0, "started": 0, "completed": 0}));
+    assert_eq!(campaign["counts"], json!({"invited": 0, "responded": 0, "started": 0, "completed": 0}));
     assert_eq!(campaign["survey"]["languages"], json!(["en"]));
     assert_eq!(campaign["survey"]["defaultLanguage"], json!("en"));
     assert_eq!(campaign["survey"]["questions"].as_array().map(Vec::len), Some(4));
@@ -427,7 +427,7 @@ async fn reading_shows_readiness_blockers_and_counts() {
             .iter()
             .all(|b| b["description"].as_str().is_some_and(|d| !d.is_empty()))
     );
-    assert_eq!(read["counts"], json!({"invited": 0, "started": 0, "completed": 0}));
+    assert_eq!(read["counts"], json!({"invited": 0, "responded": 0, "started": 0, "completed": 0}));
 
     let rows = json!({"rows": [
         {"externalRef": "r1", "email": "first.person@example.com"},
@@ -438,7 +438,7 @@ async fn reading_shows_readiness_blockers_and_counts() {
     app.approve_workspace(workspace).await;
     let read: Value = app.get_campaign(&key.key, id).await.json().await.expect("json");
     assert_eq!(read["readiness"], json!({"launchReady": true, "blockers": []}));
-    assert_eq!(read["counts"], json!({"invited": 3, "started": 0, "completed": 0}));
+    assert_eq!(read["counts"], json!({"invited": 3, "responded": 0, "started": 0, "completed": 0}));
     assert_eq!(read["audience"], json!("CLOSED"), "respondents attached before launch close the audience");
 }
 

@@ -245,7 +245,10 @@ async fn a_full_session_answers_every_question_and_completes() {
         assert_eq!(asked["scale"], planned["scale"]);
         assert_eq!(asked["text"], planned["texts"]["en"]);
     }
-    assert_eq!(counts(&app, &partner.key.key, &campaign).await, json!({"invited": 0, "started": 1, "completed": 0}));
+    assert_eq!(
+        counts(&app, &partner.key.key, &campaign).await,
+        json!({"invited": 0, "responded": 0, "started": 1, "completed": 0})
+    );
 
     let (session, token) = session_of(&started);
     let total = questions.len();
@@ -257,7 +260,10 @@ async fn a_full_session_answers_every_question_and_completes() {
     }
     let done = progress(app.complete(code, &session, &token).await).await;
     assert_eq!(done, json!({"status": "COMPLETED", "answered": total, "total": total}));
-    assert_eq!(counts(&app, &partner.key.key, &campaign).await, json!({"invited": 0, "started": 1, "completed": 1}));
+    assert_eq!(
+        counts(&app, &partner.key.key, &campaign).await,
+        json!({"invited": 0, "responded": 0, "started": 1, "completed": 1})
+    );
 }
 
 #[tokio::test]
