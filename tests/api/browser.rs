@@ -392,3 +392,66 @@ async fn start_from_an_invitation(browser: &Browser, url: &str) {
     browser.wait_for("[data-testid=screen-question][data-question-index=\"1\"]").await;
     browser.screenshot("first-question").await;
 }
+
+/// The walkthrough, automated: ten people answer through the page with happy and unhappy
+/// words; with four the floor hides the breakdown, with ten the results read as the answers do.
+#[tokio::test]
+async fn ten_people_answer_through_the_page_and_the_results_read_as_their_words_do() {
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let campaign = app.live_campaign(&partner.key.key).await;
+    let id = id_of(&campaign);
+    let browser = Browser::open("ten_people_answer_through_the_page_and_the_results_read_as_their_words_do").await;
+    let outcome = AssertUnwindSafe(async {
+        for (person, answers) in crate::results::TEN.iter().enumerate() {
+            let minted = app.mint_link(&partner.key.key, &json!({"campaignId": id})).await;
+            assert_eq!(minted.status(), 201);
+            let minted: Value = minted.json().await.expect("json");
+            answer_as(&browser, on_test_server(&app, minted["url"].as_str().expect("url")).as_str(), person, *answers)
+                .await;
+            if person == 3 {
+                let four = app.analyzed_results(&partner.key.key, id, 4).await;
+                assert_eq!((&four["acceptedCount"], &four["floorApplied"]), (&json!(4), &json!(true)));
+                assert_eq!(
+                    (&four["sentiment"], &four["themes"], &four["csat"]),
+                    (&json!([]), &json!([]), &Value::Null)
+                );
+            }
+        }
+    })
+    .catch_unwind()
+    .await;
+    browser.close(outcome).await;
+
+    let results = app.analyzed_results(&partner.key.key, id, 10).await;
+    assert_eq!((&results["acceptedCount"], &results["floorApplied"]), (&json!(10), &json!(false)));
+    let count = |label: &str| {
+        results["sentiment"]
+            .as_array()
+            .expect("sentiment")
+            .iter()
+            .find(|c| c["label"] == label)
+            .map(|c| c["count"].clone())
+    };
+    assert_eq!((count("POSITIVE"), count("NEGATIVE")), (Some(json!(7)), Some(json!(3))));
+    assert_eq!(results["csat"], json!({"score": 0.7, "satisfied": 7, "rated": 10}));
+    let themes: Vec<&str> =
+        results["themes"].as_array().expect("themes").iter().filter_map(|t| t["theme"].as_str()).collect();
+    assert!(themes.iter().any(|t| t.contains("late")) && themes.iter().any(|t| t.contains("driver")), "{themes:?}");
+}
+
+/// One person: consent, the rating, the two open answers, finish.
+async fn answer_as(browser: &Browser, url: &str, person: usize, (rating, why, improve): (i64, &str, &str)) {
+    browser.client.goto(url).await.expect("open the link");
+    browser.testid("consent-button").await.click().await.expect("consent");
+    browser.wait_for("[data-testid=screen-question][data-question-index=\"1\"]").await;
+    browser.testid(&format!("rating-option-{rating}")).await.click().await.expect("rate");
+    browser.testid("next-button").await.click().await.expect("next");
+    for (n, text) in [(2, why), (3, improve)] {
+        browser.wait_for(&format!("[data-testid=screen-question][data-question-index=\"{n}\"]")).await;
+        browser.testid("text-answer").await.send_keys(text).await.expect("type");
+        browser.testid("next-button").await.click().await.expect("next");
+    }
+    browser.testid("screen-finish").await;
+    browser.screenshot(&format!("person-{:02}-finished", person + 1)).await;
+}

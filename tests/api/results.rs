@@ -10,7 +10,7 @@ use crate::receiver::Receiver;
 
 /// Seven happy and three unhappy respondents: what a person reading them would summarise as
 /// "mostly pleased, the late deliveries annoy".
-const TEN: [(i64, &str, &str); 10] = [
+pub(crate) const TEN: [(i64, &str, &str); 10] = [
     (5, "The driver was friendly and the delivery was fast. Great service!", "Keep the friendly drivers."),
     (5, "Great food, arrived hot and on time. Love it.", "Nothing, it was perfect."),
     (4, "Good food and a friendly driver.", "Maybe more vegetarian dishes."),
