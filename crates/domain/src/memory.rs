@@ -1612,18 +1612,8 @@ impl AnalysisRepository for MemoryStore {
                 .answers
                 .iter()
                 .map(|answer| {
-                    let result =
-                        |step| analysis.results.iter().find(|r| r.question_id == answer.question_id && r.step == step);
-                    let sentiment = result(crate::analysis::Step::Sentiment);
-                    AnalyzedAnswer {
-                        question_id: answer.question_id.clone(),
-                        rating: answer.rating,
-                        text_analyzed: sentiment.is_some(),
-                        sentiment_covered: sentiment.is_some_and(|r| r.covered),
-                        score: sentiment.and_then(|r| r.score),
-                        phrases_sealed: result(crate::analysis::Step::Themes).and_then(|r| r.phrases_sealed.clone()),
-                        text_sealed: if with_texts { answer.text_sealed.clone() } else { None },
-                    }
+                    let text = if with_texts { answer.text_sealed.clone() } else { None };
+                    AnalyzedAnswer::new(answer.question_id.clone(), answer.rating, text, &analysis.results)
                 })
                 .collect();
             sessions.push(AnalyzedSession {

@@ -9,7 +9,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
-use crate::analysis::{AnalyzerInfo, ModelInfo, Rejection, decode_phrases, phrases_seal_context, redact_contacts};
+use crate::analysis::{
+    AnalyzerInfo, ModelInfo, Rejection, Step, StepResult, decode_phrases, phrases_seal_context, redact_contacts,
+};
 use crate::campaign::{Campaign, CampaignCounts, Quality};
 use crate::clock::Clock;
 use crate::error::{Error, Result};
@@ -81,6 +83,24 @@ pub struct AnalyzedAnswer {
     pub phrases_sealed: Option<Vec<u8>>,
     /// Present only when quotes were asked for.
     pub text_sealed: Option<Vec<u8>>,
+}
+
+impl AnalyzedAnswer {
+    /// An answer with the analyzers' results of its question (none for a rating); `text_sealed`
+    /// only when quotes were asked for.
+    pub fn new(question_id: String, rating: Option<i16>, text_sealed: Option<Vec<u8>>, results: &[StepResult]) -> Self {
+        let of = |step| results.iter().find(|r| r.question_id == question_id && r.step == step);
+        let sentiment = of(Step::Sentiment);
+        Self {
+            rating,
+            text_analyzed: sentiment.is_some(),
+            sentiment_covered: sentiment.is_some_and(|r| r.covered),
+            score: sentiment.and_then(|r| r.score),
+            phrases_sealed: of(Step::Themes).and_then(|r| r.phrases_sealed.clone()),
+            text_sealed,
+            question_id,
+        }
+    }
 }
 
 /// An analyzed session as results read it.

@@ -471,18 +471,13 @@ impl AnalysisRepository for PgStore {
             };
             let mut answers = Vec::new();
             for answer in answers_of.remove(&row.session_id).unwrap_or_default() {
-                let results = steps_of.remove(&(row.session_id, answer.question_id.clone())).unwrap_or_default();
-                let sentiment = results.iter().find(|r| r.step == Step::Sentiment.as_str());
-                let themes = results.iter().find(|r| r.step == Step::Themes.as_str());
-                answers.push(AnalyzedAnswer {
-                    rating: answer.rating,
-                    text_analyzed: sentiment.is_some(),
-                    sentiment_covered: sentiment.is_some_and(|r| r.covered),
-                    score: sentiment.and_then(|r| r.score),
-                    phrases_sealed: themes.and_then(|r| r.phrases_sealed.clone()),
-                    text_sealed: answer.text_sealed,
-                    question_id: answer.question_id,
-                });
+                let results = steps_of
+                    .remove(&(row.session_id, answer.question_id.clone()))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(StepRow::into_domain)
+                    .collect::<Result<Vec<_>>>()?;
+                answers.push(AnalyzedAnswer::new(answer.question_id, answer.rating, answer.text_sealed, &results));
             }
             sessions.push(AnalyzedSession {
                 session: SessionId(row.session_id),

@@ -1,12 +1,13 @@
 //! Background work that runs inside `pulse serve`.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::web;
 use tokio_util::sync::CancellationToken;
 
-use pulse_domain::analysis::{ANALYSIS_BATCH, AnalysisOutcome};
+use pulse_domain::analysis::{ANALYSIS_BATCH, AnalysisOutcome, AnalysisSummary};
 use pulse_domain::webhooks::CLAIM_BATCH;
 
 use crate::startup::{ServerAnalysis, ServerDispatcher, ServerState};
@@ -45,12 +46,33 @@ pub async fn maintenance(state: web::Data<ServerState>, stop: CancellationToken,
     }
 }
 
-/// Sends due webhook deliveries. A full batch means more may be due, so the next round starts at
-/// once; otherwise the worker waits `poll_every`. Any number of replicas may run it: claims never
-/// overlap. On stop, the round in flight finishes (its sends are bounded by their timeout).
-pub async fn deliver_webhooks(dispatcher: Arc<ServerDispatcher>, stop: CancellationToken, poll_every: Duration) {
+/// Runs `round` until `stop`: a round that handled a full `batch` means more may be due, so the
+/// next starts at once; otherwise the worker waits `poll_every`. A stop lets the round in flight
+/// finish. Any number of replicas may run a worker: their claims never overlap.
+async fn in_rounds<F, R>(stop: CancellationToken, poll_every: Duration, batch: usize, mut round: R)
+where
+    R: FnMut() -> F,
+    F: Future<Output = usize>,
+{
     loop {
-        let attempted = match dispatcher.deliver_due(CLAIM_BATCH).await {
+        let handled = round().await;
+        if handled >= batch {
+            if stop.is_cancelled() {
+                return;
+            }
+            continue;
+        }
+        tokio::select! {
+            () = stop.cancelled() => return,
+            () = tokio::time::sleep(poll_every) => {}
+        }
+    }
+}
+
+/// Sends due webhook deliveries (each send is bounded by its timeout).
+pub async fn deliver_webhooks(dispatcher: Arc<ServerDispatcher>, stop: CancellationToken, poll_every: Duration) {
+    in_rounds(stop, poll_every, CLAIM_BATCH as usize, || async {
+        match dispatcher.deliver_due(CLAIM_BATCH).await {
             Ok(attempts) => {
                 for a in &attempts {
                     tracing::info!(
@@ -70,49 +92,19 @@ pub async fn deliver_webhooks(dispatcher: Arc<ServerDispatcher>, stop: Cancellat
                 tracing::warn!(%error, "webhook delivery round failed");
                 0
             }
-        };
-        if attempted >= CLAIM_BATCH as usize {
-            if stop.is_cancelled() {
-                return;
-            }
-            continue;
         }
-        tokio::select! {
-            () = stop.cancelled() => return,
-            () = tokio::time::sleep(poll_every) => {}
-        }
-    }
+    })
+    .await;
 }
 
-/// Analyzes finished sessions. Like the delivery worker: a full batch starts the next round at
-/// once, claims never overlap across replicas, and a stop lets the round in flight finish. Log
-/// lines carry ids, counts and codes, never a word a respondent wrote.
+/// Analyzes finished sessions. Log lines carry ids, counts and codes, never a word a respondent
+/// wrote.
 pub async fn analyze_sessions(analysis: Arc<ServerAnalysis>, stop: CancellationToken, poll_every: Duration) {
-    loop {
-        let handled = match analysis.run_due().await {
+    in_rounds(stop, poll_every, ANALYSIS_BATCH as usize, || async {
+        match analysis.run_due().await {
             Ok(summaries) => {
                 for s in &summaries {
-                    match &s.outcome {
-                        AnalysisOutcome::Recorded { accepted, rejection, run, reused, announced } => tracing::info!(
-                            session = %s.session,
-                            accepted,
-                            rejection = rejection.map(|r| r.as_str()),
-                            analyzers_run = run,
-                            analyzers_reused = reused,
-                            announced,
-                            "session analyzed"
-                        ),
-                        AnalysisOutcome::ClaimLost => {
-                            tracing::warn!(session = %s.session, "analysis claim lost to another worker");
-                        }
-                        AnalysisOutcome::Vanished => tracing::info!(session = %s.session, "analyzed session is gone"),
-                        AnalysisOutcome::Failed { code, retry_at } => tracing::warn!(
-                            session = %s.session,
-                            code = code.as_str(),
-                            %retry_at,
-                            "session analysis failed; it will be retried"
-                        ),
-                    }
+                    log_analysis(s);
                 }
                 summaries.len()
             }
@@ -120,16 +112,29 @@ pub async fn analyze_sessions(analysis: Arc<ServerAnalysis>, stop: CancellationT
                 tracing::warn!(%error, "analysis round failed");
                 0
             }
-        };
-        if handled >= ANALYSIS_BATCH as usize {
-            if stop.is_cancelled() {
-                return;
-            }
-            continue;
         }
-        tokio::select! {
-            () = stop.cancelled() => return,
-            () = tokio::time::sleep(poll_every) => {}
-        }
+    })
+    .await;
+}
+
+fn log_analysis(s: &AnalysisSummary) {
+    match &s.outcome {
+        AnalysisOutcome::Recorded { accepted, rejection, run, reused, announced } => tracing::info!(
+            session = %s.session,
+            accepted,
+            rejection = rejection.map(|r| r.as_str()),
+            analyzers_run = run,
+            analyzers_reused = reused,
+            announced,
+            "session analyzed"
+        ),
+        AnalysisOutcome::ClaimLost => tracing::warn!(session = %s.session, "analysis claim lost to another worker"),
+        AnalysisOutcome::Vanished => tracing::info!(session = %s.session, "analyzed session is gone"),
+        AnalysisOutcome::Failed { code, retry_at } => tracing::warn!(
+            session = %s.session,
+            code = code.as_str(),
+            %retry_at,
+            "session analysis failed; it will be retried"
+        ),
     }
 }
