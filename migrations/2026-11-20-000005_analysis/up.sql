@@ -19,6 +19,10 @@ CREATE TABLE analysis_jobs (
 CREATE INDEX analysis_jobs_due ON analysis_jobs (due_at) WHERE due_at IS NOT NULL;
 CREATE INDEX analysis_jobs_campaign ON analysis_jobs (campaign_id);
 
+-- Sessions finished before analysis existed are analyzed too (their feedback.received is older).
+INSERT INTO analysis_jobs (session_id, campaign_id, due_at, created_at)
+SELECT id, campaign_id, completed_at, completed_at FROM sessions WHERE status = 'COMPLETED';
+
 -- A row here means feedback.analyzed was emitted for the session.
 CREATE TABLE session_analyses (
     session_id uuid PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
