@@ -85,8 +85,9 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
     settings.master_key = Some(SecretString::from(MasterKey::generate_base64()));
     settings.studio_jwt_secret = Some(SecretString::from("studio-secret-for-tests"));
     settings.quotas = QuotaPolicy::default();
-    // Finished sessions are analyzed promptly; tests wait for the worker, never for a duration.
-    settings.analysis_poll_every = std::time::Duration::from_millis(50);
+    // The app's own analysis worker runs one round at start and then idles: tests analyze with
+    // `analyze()`, so what is analyzed when is decided by the test, not by timing.
+    settings.analysis_poll_every = std::time::Duration::from_secs(3600);
     configure(&mut settings);
     let clock = SettableClock::new(START);
     let app = Application::build(&settings, AppClock::Settable(clock.clone())).expect("build the application");
@@ -677,21 +678,35 @@ impl TestApp {
             .expect("request")
     }
 
-    /// The campaign's results once the analysis worker has recorded `completed` finished sessions
-    /// (waiting for the background worker, at most a minute).
-    pub async fn analyzed_results(&self, key: &str, campaign: &str, completed: u64) -> Value {
-        let wait = async {
-            loop {
-                let response = self.results(key, campaign, &[]).await;
-                assert_eq!(response.status(), 200);
-                let body: Value = response.json().await.expect("json");
-                if body["metrics"]["completed"] == completed && body["metrics"]["pendingAnalysis"] == 0 {
-                    return body;
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    /// Analyzes every finished session that is due, as a replica's worker does; returns what it did.
+    pub async fn analyze(&self) -> Vec<pulse_domain::analysis::AnalysisSummary> {
+        let analysis = pulse::startup::analysis_from(
+            store_from(&self.settings).expect("store"),
+            crypto_from(&self.settings).expect("crypto"),
+            AppClock::Settable(self.clock.clone()),
+        );
+        let mut done = Vec::new();
+        loop {
+            let round = analysis.run_due().await.expect("an analysis round");
+            if round.is_empty() {
+                return done;
             }
-        };
-        tokio::time::timeout(std::time::Duration::from_secs(60), wait).await.expect("the analysis worker finished")
+            done.extend(round);
+        }
+    }
+
+    /// The campaign's results after analyzing what is due; `completed` finished sessions are
+    /// expected, all of them analyzed.
+    pub async fn analyzed_results(&self, key: &str, campaign: &str, completed: u64) -> Value {
+        self.analyze().await;
+        let response = self.results(key, campaign, &[]).await;
+        assert_eq!(response.status(), 200);
+        let body: Value = response.json().await.expect("json");
+        assert_eq!(
+            (&body["metrics"]["completed"], &body["metrics"]["pendingAnalysis"]),
+            (&completed.into(), &0.into())
+        );
+        body
     }
 
     /// Starts a session (with `extra` start fields), answers `answers` (`[[questionId, value]]`)

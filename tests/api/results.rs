@@ -2,6 +2,7 @@
 //! worker: counts, sentiment, themes and CSAT, the anonymity floor, filters, quotes, and
 //! `feedback.analyzed`.
 
+use pulse_domain::analysis::AnalysisOutcome;
 use serde_json::{Value, json};
 
 use crate::cli::{json_out, pulse};
@@ -265,10 +266,12 @@ async fn results_refuse_like_every_campaign_route() {
 }
 
 #[tokio::test]
-async fn each_session_is_announced_analyzed_once_and_a_rerun_reuses_its_results() {
+async fn the_servers_worker_analyzes_each_session_and_announces_it_once() {
+    // The server's own workers do the work here: analysis, then delivery.
     let app = spawn_app_with(|s| {
         s.webhooks.allow_private = true;
         s.webhooks.poll_every = std::time::Duration::from_millis(50);
+        s.analysis_poll_every = std::time::Duration::from_millis(50);
     })
     .await;
     let receiver = Receiver::start().await;
@@ -300,25 +303,39 @@ async fn each_session_is_announced_analyzed_once_and_a_rerun_reuses_its_results(
     );
     assert!(!event.to_string().contains("friendly"), "no word said travels in an event");
 
+    assert_eq!(app.count_where("webhook_events WHERE event_type = 'feedback.analyzed'").await, 1);
+}
+
+#[tokio::test]
+async fn a_rerun_reuses_unchanged_results_and_announces_nothing_again() {
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let campaign = app.live_campaign(&partner.key.key).await;
+    let (rating, why, improve) = TEN[0];
+    let session = app
+        .respond(code_of(&campaign), &json!({}), &[("q1", json!(rating)), ("q2", json!(why)), ("q3", json!(improve))])
+        .await;
+    let first = app.analyze().await;
+    assert_eq!(first.len(), 1);
+    assert_eq!(
+        first[0].outcome,
+        AnalysisOutcome::Recorded { accepted: true, rejection: None, run: 4, reused: 0, announced: true }
+    );
+    assert!(app.analyze().await.is_empty(), "nothing is analyzed twice unasked");
+
     let rerun = json_out(&pulse(&app, &["admin", "analysis", "rerun", "--campaign", id_of(&campaign)]));
     assert_eq!(rerun, json!({"campaignId": campaign["id"], "queued": 1}));
     // The operator's command queues at the wall-clock time; the app's clock catches up with it.
     app.clock.advance(time::Duration::days(3650));
-    let reused_all = || {
-        crate::helpers::captured_logs().lines().any(|line| {
-            line.contains(&session)
-                && line.contains("session analyzed")
-                && line.contains("\"analyzers_run\":0")
-                && line.contains("\"analyzers_reused\":4")
-        })
-    };
-    let wait = async {
-        while !reused_all() {
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-    };
-    tokio::time::timeout(std::time::Duration::from_secs(60), wait).await.expect("the rerun reused all four results");
+    let again = app.analyze().await;
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].session.to_string(), session);
+    assert_eq!(
+        again[0].outcome,
+        AnalysisOutcome::Recorded { accepted: true, rejection: None, run: 0, reused: 4, announced: false }
+    );
     assert_eq!(app.count_rows("answer_analyses").await, 4, "two analyzers for each of the two text answers");
     assert_eq!(app.count_where("webhook_events WHERE event_type = 'feedback.analyzed'").await, 1, "announced once");
-    assert_eq!(receiver.received().len(), 1);
+    let unknown = pulse(&app, &["admin", "analysis", "rerun", "--campaign", &uuid::Uuid::new_v4().to_string()]);
+    assert!(!unknown.status.success(), "an unknown campaign is refused");
 }

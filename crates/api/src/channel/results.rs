@@ -108,7 +108,7 @@ pub struct MethodologyBody {
     pub theme_model: ModelBody,
     /// A session's sentiment is the mean compound score of its text answers: POSITIVE at 0.05 or
     /// more, NEGATIVE at -0.05 or less, NEUTRAL between.
-    pub sentiment_thresholds: f64,
+    pub sentiment_threshold: f64,
     /// A phrase becomes a theme when at least this many sessions of the group mention it.
     pub min_theme_sessions: u64,
     /// CSAT counts the 4s and 5s of 1 to 5 rating questions.
@@ -278,7 +278,7 @@ impl From<CampaignResults> for ResultsBody {
             methodology: MethodologyBody {
                 sentiment_model: ModelBody::from(&r.methodology.sentiment),
                 theme_model: ModelBody::from(&r.methodology.themes),
-                sentiment_thresholds: pulse_domain::results::SENTIMENT_THRESHOLD,
+                sentiment_threshold: pulse_domain::results::SENTIMENT_THRESHOLD,
                 min_theme_sessions: r.methodology.min_theme_sessions,
                 csat_method: "TOP_2_BOX_1_TO_5",
                 suppression: r.methodology.suppression.map(|s| s.as_str()),
