@@ -1,7 +1,8 @@
 //! App install identity: register, heartbeats v1 and v2, attribution at start, the device and
 //! install lists, and blocking.
 
-use pulse_domain::quota::{QuotaFamily, QuotaPolicy};
+use pulse_domain::quota::models::QuotaFamily;
+use pulse_domain::quota::models::QuotaPolicy;
 use serde_json::{Value, json};
 use time::Duration;
 use time::format_description::well_known::Rfc3339;

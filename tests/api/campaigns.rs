@@ -3,7 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use pulse_domain::quota::{QuotaFamily, QuotaPolicy};
+use pulse_domain::quota::models::QuotaFamily;
+use pulse_domain::quota::models::QuotaPolicy;
 use serde_json::{Value, json};
 
 use crate::helpers::{CAMPAIGN_SCOPES, envelope, id_of, spawn_app, spawn_app_with};

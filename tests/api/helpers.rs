@@ -7,10 +7,11 @@ use pulse::settings::{LogFormat, Settings};
 use pulse::startup::{AppClock, Application, crypto_from, store_from};
 use pulse::telemetry::{build_subscriber, init_subscriber};
 use pulse_crypto::MasterKey;
-use pulse_domain::clock::SettableClock;
 use pulse_domain::ids::{BusinessId, WorkspaceId};
-use pulse_domain::quota::QuotaPolicy;
-use pulse_domain::services::{Admin, KeyRequest};
+use pulse_domain::quota::models::QuotaPolicy;
+use pulse_domain::shared::clock::SettableClock;
+use pulse_domain::tenancy::service::Admin;
+use pulse_domain::tenancy::service::KeyRequest;
 use pulse_postgres::test_db::TestDatabase;
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
@@ -238,7 +239,7 @@ impl TestApp {
     /// A Studio session token for `business` with `perms`, signed as `pulse admin studio-token` does.
     pub async fn studio_token(&self, business: BusinessId, perms: &[&str]) -> String {
         let secret = self.settings.studio_jwt_secret.as_ref().expect("studio secret");
-        pulse_domain::studio::issue_studio_token(
+        pulse_domain::studio::service::issue_studio_token(
             &pulse_crypto::JwtStudioTokens::new(secret),
             &self.clock,
             business,
@@ -508,7 +509,7 @@ impl Link {
 impl TestApp {
     /// The application's time.
     pub fn now(&self) -> OffsetDateTime {
-        pulse_domain::clock::Clock::now(&self.clock)
+        pulse_domain::shared::clock::Clock::now(&self.clock)
     }
 
     /// Mints a link for `campaign` and returns it parsed.
@@ -679,7 +680,7 @@ impl TestApp {
     }
 
     /// Analyzes every finished session that is due, as a replica's worker does; returns what it did.
-    pub async fn analyze(&self) -> Vec<pulse_domain::analysis::AnalysisSummary> {
+    pub async fn analyze(&self) -> Vec<pulse_domain::analysis::models::AnalysisSummary> {
         let analysis = pulse::startup::analysis_from(
             store_from(&self.settings).expect("store"),
             crypto_from(&self.settings).expect("crypto"),

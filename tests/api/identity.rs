@@ -1,6 +1,7 @@
 //! `GET /whoami` and authentication.
 
-use pulse_domain::api_key::{SECRET_RANDOM_LEN, WellFormedKey};
+use pulse_domain::tenancy::models::SECRET_RANDOM_LEN;
+use pulse_domain::tenancy::models::WellFormedKey;
 use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 use time::Duration;

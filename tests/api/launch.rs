@@ -2,7 +2,8 @@
 //! respondent links that carry the partner's context).
 
 use futures_util::future::join_all;
-use pulse_domain::quota::{QuotaFamily, QuotaPolicy};
+use pulse_domain::quota::models::QuotaFamily;
+use pulse_domain::quota::models::QuotaPolicy;
 use serde_json::{Map, Value, json};
 use time::format_description::well_known::Rfc3339;
 use time::{Duration, OffsetDateTime};

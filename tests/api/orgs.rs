@@ -185,12 +185,12 @@ async fn allowlisted_keys_reach_only_their_business_workspaces() {
     // An operator cannot hand a key another business's workspace, nor an unknown one.
     let other = app.create_business().await;
     for foreign in [workspace, WorkspaceId::new_random()] {
-        let refused = pulse_domain::services::Admin::new(
+        let refused = pulse_domain::tenancy::service::Admin::new(
             pulse::startup::store_from(&app.settings).expect("store"),
             pulse::startup::crypto_from(&app.settings).expect("crypto"),
             app.clock.clone(),
         )
-        .create_key(pulse_domain::services::KeyRequest {
+        .create_key(pulse_domain::tenancy::service::KeyRequest {
             business_id: Some(other),
             scopes: vec!["channel:results".into()],
             workspaces: vec![foreign],

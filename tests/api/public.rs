@@ -1,6 +1,7 @@
 //! The public respondent routes: the access check, start, answers and completion.
 
-use pulse_domain::quota::{QuotaFamily, QuotaPolicy};
+use pulse_domain::quota::models::QuotaFamily;
+use pulse_domain::quota::models::QuotaPolicy;
 use serde_json::{Value, json};
 use time::Duration;
 

@@ -1,6 +1,6 @@
 //! Hourly per-key quotas, shared by replicas through PostgreSQL.
 
-use pulse_domain::quota::QuotaFamily;
+use pulse_domain::quota::models::QuotaFamily;
 use serde_json::json;
 use time::Duration;
 

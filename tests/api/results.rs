@@ -2,7 +2,7 @@
 //! worker: counts, sentiment, themes and CSAT, the anonymity floor, filters, quotes, and
 //! `feedback.analyzed`.
 
-use pulse_domain::analysis::AnalysisOutcome;
+use pulse_domain::analysis::models::AnalysisOutcome;
 use serde_json::{Value, json};
 
 use crate::cli::{json_out, pulse};
@@ -236,7 +236,7 @@ async fn quotes_need_the_transcripts_scope_and_never_carry_contact_details() {
 #[tokio::test]
 async fn results_refuse_like_every_campaign_route() {
     let app = spawn_app_with(|s| {
-        s.quotas = s.quotas.clone().with_hourly(pulse_domain::quota::QuotaFamily::CampaignRead, 3);
+        s.quotas = s.quotas.clone().with_hourly(pulse_domain::quota::models::QuotaFamily::CampaignRead, 3);
     })
     .await;
     let partner = app.campaign_partner().await;

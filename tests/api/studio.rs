@@ -1,7 +1,8 @@
 //! The Studio's launch keys and signing setting: `/api/v1/campaigns/{campaignId}/launch-keys` and
 //! `/launch-access`, behind a Studio session.
 
-use pulse_domain::quota::{QuotaFamily, QuotaPolicy};
+use pulse_domain::quota::models::QuotaFamily;
+use pulse_domain::quota::models::QuotaPolicy;
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 use time::Duration;

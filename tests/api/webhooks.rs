@@ -6,8 +6,9 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use pulse::startup::{AppClock, ServerDispatcher, crypto_from, dispatcher_from, store_from};
-use pulse_domain::ports::WebhookTransport as _;
-use pulse_domain::webhooks::{EVENT_RETENTION, Webhooks};
+use pulse_domain::webhooks::models::EVENT_RETENTION;
+use pulse_domain::webhooks::ports::WebhookTransport as _;
+use pulse_domain::webhooks::service::Webhooks;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
@@ -466,7 +467,7 @@ async fn routes_answer_every_status_of_the_contract() {
 }
 
 /// The transport and dispatcher of the app's settings over its database, as another replica runs them.
-fn replica(app: &TestApp) -> (impl pulse_domain::ports::WebhookTransport, ServerDispatcher) {
+fn replica(app: &TestApp) -> (impl pulse_domain::webhooks::ports::WebhookTransport, ServerDispatcher) {
     dispatcher_from(
         &app.settings,
         store_from(&app.settings).expect("store"),

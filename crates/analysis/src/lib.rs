@@ -28,9 +28,12 @@ mod themes;
 use std::future::{Future, ready};
 use std::sync::LazyLock;
 
-use pulse_domain::analysis::{Analyzer, AnalyzerInfo, KeyPhrase, ModelInfo};
+use pulse_domain::analysis::models::AnalyzerInfo;
+use pulse_domain::analysis::models::KeyPhrase;
+use pulse_domain::analysis::models::ModelInfo;
+use pulse_domain::analysis::ports::Analyzer;
+use pulse_domain::campaigns::models::LanguageTag;
 use pulse_domain::error::Result;
-use pulse_domain::survey::LanguageTag;
 use vader_parity::SentimentIntensityAnalyzer;
 
 /// The reference VADER version and the crate pinned in Cargo.toml (a test keeps them in step).

@@ -3,7 +3,7 @@
 use actix_web::http::StatusCode;
 use actix_web::web::Data;
 use actix_web::{HttpResponse, web};
-use pulse_domain::ports::HealthCheck as _;
+use pulse_domain::shared::health::HealthCheck as _;
 use serde::Serialize;
 use utoipa::ToSchema;
 

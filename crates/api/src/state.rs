@@ -1,22 +1,30 @@
 use std::net::IpAddr;
 
-use pulse_domain::apps::Apps;
-use pulse_domain::clock::Clock;
-use pulse_domain::idempotency::Idempotency;
-use pulse_domain::launch::LaunchTokenCodec;
-use pulse_domain::launch_keys::LaunchKeys;
-use pulse_domain::ports::{
-    AnalysisRepository, AppRepository, CampaignRepository, Crypto, HealthCheck, IdempotencyStore, LaunchRepository,
-    QuotaCounter, SessionStore, TenancyRepository, WebhookRepository, WebhookTransport,
-};
-use pulse_domain::provisioning::Campaigns;
-use pulse_domain::quota::Quotas;
-use pulse_domain::respondents::Respondents;
-use pulse_domain::results::Results;
-use pulse_domain::services::Tenancy;
-use pulse_domain::studio::StudioTokens;
-use pulse_domain::survey::SurveyGenerator;
-use pulse_domain::webhooks::Webhooks;
+use pulse_domain::analysis::ports::AnalysisRepository;
+use pulse_domain::apps::ports::AppRepository;
+use pulse_domain::apps::service::Apps;
+use pulse_domain::campaigns::ports::CampaignRepository;
+use pulse_domain::campaigns::ports::LaunchRepository;
+use pulse_domain::campaigns::ports::LaunchTokenCodec;
+use pulse_domain::campaigns::ports::SurveyGenerator;
+use pulse_domain::campaigns::service::Campaigns;
+use pulse_domain::campaigns::service::LaunchKeys;
+use pulse_domain::idempotency::ports::IdempotencyStore;
+use pulse_domain::idempotency::service::Idempotency;
+use pulse_domain::quota::ports::QuotaCounter;
+use pulse_domain::quota::service::Quotas;
+use pulse_domain::results::service::Results;
+use pulse_domain::sessions::ports::SessionStore;
+use pulse_domain::sessions::service::Respondents;
+use pulse_domain::shared::clock::Clock;
+use pulse_domain::shared::crypto::Crypto;
+use pulse_domain::shared::health::HealthCheck;
+use pulse_domain::studio::ports::StudioTokens;
+use pulse_domain::tenancy::ports::TenancyRepository;
+use pulse_domain::tenancy::service::Tenancy;
+use pulse_domain::webhooks::ports::WebhookRepository;
+use pulse_domain::webhooks::ports::WebhookTransport;
+use pulse_domain::webhooks::service::Webhooks;
 
 /// The adapters a running service is built from. The server picks Postgres and the real crypto;
 /// nothing in this crate knows which.

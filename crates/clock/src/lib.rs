@@ -1,6 +1,6 @@
-//! The system clock adapter. Tests use [`pulse_domain::clock::SettableClock`] instead.
+//! The system clock adapter. Tests use [`pulse_domain::shared::clock::SettableClock`] instead.
 
-use pulse_domain::clock::Clock;
+use pulse_domain::shared::clock::Clock;
 use time::OffsetDateTime;
 
 #[derive(Clone, Copy, Debug, Default)]

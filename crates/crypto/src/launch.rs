@@ -1,7 +1,9 @@
 use std::collections::HashSet;
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
-use pulse_domain::launch::{LaunchClaims, LaunchTokenCodec, SERVER_KID};
+use pulse_domain::campaigns::models::LaunchClaims;
+use pulse_domain::campaigns::models::SERVER_KID;
+use pulse_domain::campaigns::ports::LaunchTokenCodec;
 use pulse_domain::{Error, Result};
 use serde::{Deserialize, Serialize};
 

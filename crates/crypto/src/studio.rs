@@ -1,6 +1,7 @@
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use pulse_domain::ids::BusinessId;
-use pulse_domain::studio::{StudioClaims, StudioTokens};
+use pulse_domain::studio::models::StudioClaims;
+use pulse_domain::studio::ports::StudioTokens;
 use pulse_domain::{Error, Result};
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};

@@ -1,36 +1,23 @@
-//! The Pulse domain: tenancy, workspaces, idempotency and quotas, behind ports.
+//! The Pulse domain: one folder per aggregate, each with the same three rooms: `models` (what the
+//! thing is and its rules), `ports` (what it needs from the world) and `service` (what callers ask
+//! of it). Cross-cutting ports and types live in [`shared`].
 //!
 //! This crate knows no web framework, no database and no async runtime. Adapters implement the
-//! traits in [`ports`]; the `memory` module (feature `memory`) holds in-memory ones for tests.
+//! ports in other crates; `pulse-testing` holds in-memory ones and the contract suite that holds
+//! every adapter to the ports' promises.
 
 pub mod analysis;
-pub mod api_key;
 pub mod apps;
-pub mod audience;
-pub mod campaign;
-pub mod clock;
+pub mod campaigns;
 pub mod error;
-pub mod hex;
 pub mod idempotency;
 pub mod ids;
-pub mod launch;
-pub mod launch_keys;
-#[cfg(any(test, feature = "memory"))]
-pub mod memory;
-pub mod paging;
-pub mod ports;
-pub mod provisioning;
 pub mod quota;
-pub mod respondents;
 pub mod results;
-pub mod services;
-pub mod session;
+pub mod sessions;
+pub mod shared;
 pub mod studio;
-pub mod survey;
 pub mod tenancy;
 pub mod webhooks;
 
 pub use error::{Error, ErrorCode, RateLimitState, Refusal, Result};
-
-#[cfg(test)]
-mod service_tests;

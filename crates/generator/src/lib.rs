@@ -31,8 +31,13 @@ mod topics;
 
 use std::collections::HashSet;
 
+use pulse_domain::campaigns::models::Brief;
+use pulse_domain::campaigns::models::GeneratedSurvey;
+use pulse_domain::campaigns::models::LanguageTag;
+use pulse_domain::campaigns::models::QuestionDraft;
+use pulse_domain::campaigns::models::QuestionKind;
+use pulse_domain::campaigns::ports::SurveyGenerator;
 use pulse_domain::error::{Error, Result};
-use pulse_domain::survey::{Brief, GeneratedSurvey, LanguageTag, QuestionDraft, QuestionKind, SurveyGenerator};
 
 use phrases::{
     ALTERNATIVES, ASPECT_KEYWORDS, ASPECT_SLOT, CLOSING_KEYWORDS, CSAT_KEYWORDS, FRAME_KEYWORDS, FRAMES, Language,

@@ -4,14 +4,26 @@
 use diesel::sql_types::{Array, BigInt, Bool, Bytea, Double, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
-use pulse_domain::apps::{
-    APP_SESSION_GAP, Activity, AppPlatform, AppUserRecord, Attribution, AttributionKey, BeatOutcome, BeatRecord,
-    DeviceBeat, DeviceRecord, DeviceRegistration, DeviceStatus, DeviceView, HeartbeatRate, Identity, InstallBeat,
-    InstallView,
-};
+use pulse_domain::apps::models::APP_SESSION_GAP;
+use pulse_domain::apps::models::Activity;
+use pulse_domain::apps::models::AppPlatform;
+use pulse_domain::apps::models::AppUserRecord;
+use pulse_domain::apps::models::Attribution;
+use pulse_domain::apps::models::AttributionKey;
+use pulse_domain::apps::models::BeatOutcome;
+use pulse_domain::apps::models::BeatRecord;
+use pulse_domain::apps::models::DeviceBeat;
+use pulse_domain::apps::models::DeviceRecord;
+use pulse_domain::apps::models::DeviceRegistration;
+use pulse_domain::apps::models::DeviceStatus;
+use pulse_domain::apps::models::DeviceView;
+use pulse_domain::apps::models::HeartbeatRate;
+use pulse_domain::apps::models::Identity;
+use pulse_domain::apps::models::InstallBeat;
+use pulse_domain::apps::models::InstallView;
+use pulse_domain::apps::ports::AppRepository;
 use pulse_domain::ids::{AppInstallId, AppUserId, CampaignId, DeviceId, WorkspaceId};
-use pulse_domain::paging::PageRequest;
-use pulse_domain::ports::AppRepository;
+use pulse_domain::shared::paging::PageRequest;
 use pulse_domain::{Error, ErrorCode, Result};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -19,7 +31,7 @@ use uuid::Uuid;
 use crate::error::{from_diesel, violated_constraint};
 use crate::store::{PgStore, TxError};
 
-/// Keeps the newest ten ([`pulse_domain::apps::RECENT_SESSIONS`]) app-session starts; `$now` and
+/// Keeps the newest ten ([`pulse_domain::apps::models::RECENT_SESSIONS`]) app-session starts; `$now` and
 /// `$gap_start` are the statement's parameters, `t` the row being counted.
 macro_rules! seen_sql {
     ($t:literal, $now:literal, $gap_start:literal) => {
@@ -327,7 +339,7 @@ fn concurrent_vendor_claim(e: diesel::result::Error) -> TxError {
 }
 
 // `seen_sql!` keeps ten app-session starts; the domain's constant must agree.
-const _: () = assert!(pulse_domain::apps::RECENT_SESSIONS == 10);
+const _: () = assert!(pulse_domain::apps::models::RECENT_SESSIONS == 10);
 
 /// Counts a started respondent session on its device and install (inside the start's transaction).
 pub(crate) async fn count_feedback(

@@ -14,8 +14,12 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pulse_domain::ports::WebhookTransport;
-use pulse_domain::webhooks::{OutboundRequest, PostOutcome, WebhookUrl, address_refusal, refused_address};
+use pulse_domain::webhooks::models::OutboundRequest;
+use pulse_domain::webhooks::models::PostOutcome;
+use pulse_domain::webhooks::models::WebhookUrl;
+use pulse_domain::webhooks::models::address_refusal;
+use pulse_domain::webhooks::models::refused_address;
+use pulse_domain::webhooks::ports::WebhookTransport;
 use pulse_domain::{Error, Result};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use url::{Host, Url};

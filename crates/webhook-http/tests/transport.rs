@@ -4,8 +4,10 @@
 use std::time::Duration;
 
 use pulse_domain::ErrorCode;
-use pulse_domain::ports::WebhookTransport;
-use pulse_domain::webhooks::{OutboundRequest, PostOutcome, WebhookUrl};
+use pulse_domain::webhooks::models::OutboundRequest;
+use pulse_domain::webhooks::models::PostOutcome;
+use pulse_domain::webhooks::models::WebhookUrl;
+use pulse_domain::webhooks::ports::WebhookTransport;
 use pulse_webhook_http::{HttpTransport, TransportConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};

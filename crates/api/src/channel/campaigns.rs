@@ -7,17 +7,25 @@ use actix_web::http::StatusCode;
 use actix_web::web::{Bytes, Data, Path};
 use actix_web::{HttpRequest, HttpResponse};
 use pulse_domain::Error;
-use pulse_domain::audience::{AudienceRowInput, MAX_ROWS_PER_CALL};
-use pulse_domain::campaign::{
-    BriefInput, CampaignOverview, Delivery, DeliveryChannel, DeliveryInput, Order, OrderInput, ProvisionInput, Quality,
-    QualityInput,
-};
+use pulse_domain::campaigns::models::AudienceRowInput;
+use pulse_domain::campaigns::models::BriefInput;
+use pulse_domain::campaigns::models::CampaignOverview;
+use pulse_domain::campaigns::models::Delivery;
+use pulse_domain::campaigns::models::DeliveryChannel;
+use pulse_domain::campaigns::models::DeliveryInput;
+use pulse_domain::campaigns::models::LaunchInput;
+use pulse_domain::campaigns::models::MAX_ROWS_PER_CALL;
+use pulse_domain::campaigns::models::Order;
+use pulse_domain::campaigns::models::OrderInput;
+use pulse_domain::campaigns::models::ProvisionInput;
+use pulse_domain::campaigns::models::Quality;
+use pulse_domain::campaigns::models::QualityInput;
+use pulse_domain::campaigns::models::Question;
+use pulse_domain::campaigns::models::QuestionKind;
+use pulse_domain::campaigns::service::AttachedRespondent;
 use pulse_domain::ids::{CampaignId, SurveyId};
-use pulse_domain::launch::LaunchInput;
-use pulse_domain::provisioning::AttachedRespondent;
-use pulse_domain::quota::QuotaFamily;
-use pulse_domain::survey::{Question, QuestionKind};
-use pulse_domain::tenancy::Scope;
+use pulse_domain::quota::models::QuotaFamily;
+use pulse_domain::tenancy::models::Scope;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -294,8 +302,11 @@ pub struct CampaignBody {
 
 impl CampaignBody {
     fn new(o: CampaignOverview, survey_url: &str) -> Self {
-        let blockers =
-            if o.campaign.status == pulse_domain::campaign::CampaignStatus::Active { Vec::new() } else { o.blockers() };
+        let blockers = if o.campaign.status == pulse_domain::campaigns::models::CampaignStatus::Active {
+            Vec::new()
+        } else {
+            o.blockers()
+        };
         let c = o.campaign;
         Self {
             id: c.id.0,

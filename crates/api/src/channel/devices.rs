@@ -4,10 +4,11 @@
 use actix_web::http::StatusCode;
 use actix_web::web::{Data, Path, Query};
 use actix_web::{HttpRequest, HttpResponse};
-use pulse_domain::apps::{DeviceView, InstallView};
-use pulse_domain::paging::Page;
-use pulse_domain::quota::QuotaFamily;
-use pulse_domain::tenancy::Scope;
+use pulse_domain::apps::models::DeviceView;
+use pulse_domain::apps::models::InstallView;
+use pulse_domain::quota::models::QuotaFamily;
+use pulse_domain::shared::paging::Page;
+use pulse_domain::tenancy::models::Scope;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};

@@ -8,8 +8,8 @@ pub mod webhooks;
 
 use actix_web::{HttpRequest, web};
 use pulse_domain::RateLimitState;
-use pulse_domain::quota::QuotaFamily;
-use pulse_domain::tenancy::Principal;
+use pulse_domain::quota::models::QuotaFamily;
+use pulse_domain::tenancy::models::Principal;
 
 use crate::error::ApiError;
 use crate::request::presented_api_key;

@@ -5,12 +5,15 @@ use std::collections::BTreeMap;
 use actix_web::http::StatusCode;
 use actix_web::web::{Data, Path, Query};
 use actix_web::{HttpRequest, HttpResponse};
-use pulse_domain::analysis::ModelInfo;
-use pulse_domain::campaign::Quality;
-use pulse_domain::quota::QuotaFamily;
-use pulse_domain::results::{CampaignResults, LabelCount, ResultsFilter, ThemeCount};
-use pulse_domain::survey::QuestionKind;
-use pulse_domain::tenancy::Scope;
+use pulse_domain::analysis::models::ModelInfo;
+use pulse_domain::campaigns::models::Quality;
+use pulse_domain::campaigns::models::QuestionKind;
+use pulse_domain::quota::models::QuotaFamily;
+use pulse_domain::results::models::CampaignResults;
+use pulse_domain::results::models::LabelCount;
+use pulse_domain::results::models::ResultsFilter;
+use pulse_domain::results::models::ThemeCount;
+use pulse_domain::tenancy::models::Scope;
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
@@ -278,7 +281,7 @@ impl From<CampaignResults> for ResultsBody {
             methodology: MethodologyBody {
                 sentiment_model: ModelBody::from(&r.methodology.sentiment),
                 theme_model: ModelBody::from(&r.methodology.themes),
-                sentiment_threshold: pulse_domain::results::SENTIMENT_THRESHOLD,
+                sentiment_threshold: pulse_domain::results::models::SENTIMENT_THRESHOLD,
                 min_theme_sessions: r.methodology.min_theme_sessions,
                 csat_method: "TOP_2_BOX_1_TO_5",
                 suppression: r.methodology.suppression.map(|s| s.as_str()),

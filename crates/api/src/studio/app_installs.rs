@@ -3,8 +3,8 @@
 use actix_web::http::StatusCode;
 use actix_web::web::{Data, Path, Query};
 use actix_web::{HttpRequest, HttpResponse};
-use pulse_domain::quota::QuotaFamily;
-use pulse_domain::studio::PERMISSION_VIEW;
+use pulse_domain::quota::models::QuotaFamily;
+use pulse_domain::studio::models::PERMISSION_VIEW;
 
 use super::{authenticate, user_subject};
 use crate::channel::campaigns::campaign_id;

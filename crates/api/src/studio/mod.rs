@@ -5,7 +5,8 @@ pub mod app_installs;
 pub mod launch_keys;
 
 use actix_web::{HttpRequest, web};
-use pulse_domain::studio::{StudioClaims, authenticate_studio};
+use pulse_domain::studio::models::StudioClaims;
+use pulse_domain::studio::service::authenticate_studio;
 
 use crate::error::ApiError;
 use crate::request::bearer_token;

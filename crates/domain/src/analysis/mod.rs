@@ -1,0 +1,5 @@
+//! Analysis of finished sessions: quality rules, sentiment and key phrases.
+
+pub mod models;
+pub mod ports;
+pub mod service;

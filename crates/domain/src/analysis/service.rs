@@ -1,0 +1,159 @@
+//! The analysis worker's service.
+
+use crate::analysis::models::{
+    ANALYSIS_BATCH, ANALYSIS_LEASE, AnalysisJob, AnalysisOutcome, AnalysisRecord, AnalysisSummary, Step, StepResult,
+    encode_phrases, input_of, judge, phrases_seal_context, redact_contacts, retry_delay,
+};
+use crate::analysis::ports::{AnalysisRepository, Analyzer};
+use crate::campaigns::models::QuestionKind;
+use crate::campaigns::ports::CampaignRepository;
+use crate::error::{Error, Result};
+use crate::ids::{CampaignId, EventId};
+use crate::sessions::models::{AnalyzedCounts, answer_seal_context};
+use crate::shared::clock::Clock;
+use crate::shared::crypto::{Crypto, DigestPurpose};
+
+/// The analysis worker's service: claims finished sessions, applies the quality rules, runs the
+/// analyzers on text answers (reusing unchanged results), and records the outcome with
+/// `feedback.analyzed`.
+pub struct Analysis<R, A, C, K> {
+    repo: R,
+    analyzer: A,
+    crypto: C,
+    clock: K,
+}
+
+impl<R, A, C, K> Analysis<R, A, C, K>
+where
+    R: AnalysisRepository + CampaignRepository,
+    A: Analyzer,
+    C: Crypto,
+    K: Clock,
+{
+    pub fn new(repo: R, analyzer: A, crypto: C, clock: K) -> Self {
+        Self { repo, analyzer, crypto, clock }
+    }
+
+    /// Analyzes the sessions that are due, up to [`ANALYSIS_BATCH`].
+    ///
+    /// # Errors
+    /// Port errors of the claim; a failure of one session is recorded on its job instead.
+    pub async fn run_due(&self) -> Result<Vec<AnalysisSummary>> {
+        let now = self.clock.now();
+        let jobs = self.repo.claim_analyses(now, now + ANALYSIS_LEASE, ANALYSIS_BATCH).await?;
+        let mut summaries = Vec::with_capacity(jobs.len());
+        for job in jobs {
+            let outcome = match self.analyze(&job).await {
+                Ok(outcome) => outcome,
+                Err(error) => {
+                    let retry_at = self.clock.now() + retry_delay(job.attempts);
+                    self.repo.release_analysis(job.session, job.claim_token, retry_at).await?;
+                    AnalysisOutcome::Failed { code: error.code(), retry_at }
+                }
+            };
+            summaries.push(AnalysisSummary { session: job.session, outcome });
+        }
+        Ok(summaries)
+    }
+
+    async fn analyze(&self, job: &AnalysisJob) -> Result<AnalysisOutcome> {
+        let Some(input) = self.repo.analysis_input(job.session).await? else {
+            return Ok(AnalysisOutcome::Vanished);
+        };
+        let Some((campaign, survey)) = self.repo.find_campaign_by_code(&input.facts.public_ref).await? else {
+            return Ok(AnalysisOutcome::Vanished);
+        };
+        let asks_for_words = survey.questions.iter().any(|q| q.kind == QuestionKind::Text);
+        let verdict = judge(&campaign.quality, &input, asks_for_words);
+        let info = self.analyzer.info();
+        let (mut run, mut reused) = (0_u32, 0_u32);
+        let mut results = Vec::new();
+        for answer in &input.answers {
+            let Some(sealed) = &answer.text_sealed else { continue };
+            let opened = self.crypto.open(&answer_seal_context(input.facts.session, &answer.question_id), sealed)?;
+            let text = redact_contacts(&String::from_utf8(opened).map_err(Error::internal)?);
+            if text.trim().is_empty() {
+                continue;
+            }
+            let input_digest =
+                self.crypto.keyed_digest(DigestPurpose::AnalysisInput, &input_of(&input.language, &text));
+            for step in Step::ALL {
+                let version = match step {
+                    Step::Sentiment => &info.sentiment.version,
+                    Step::Themes => &info.themes.version,
+                };
+                let earlier = input.earlier.iter().find(|r| {
+                    r.question_id == answer.question_id
+                        && r.step == step
+                        && r.version == *version
+                        && r.input_digest == input_digest
+                });
+                if let Some(earlier) = earlier {
+                    reused += 1;
+                    results.push(earlier.clone());
+                    continue;
+                }
+                run += 1;
+                let mut result = StepResult {
+                    question_id: answer.question_id.clone(),
+                    step,
+                    version: version.clone(),
+                    input_digest: input_digest.clone(),
+                    covered: false,
+                    score: None,
+                    phrases_sealed: None,
+                };
+                match step {
+                    Step::Sentiment => {
+                        result.score =
+                            self.analyzer.sentiment(&text, &input.language).await?.map(|s| s.clamp(-1.0, 1.0));
+                        result.covered = result.score.is_some();
+                    }
+                    Step::Themes => {
+                        if let Some(phrases) = self.analyzer.key_phrases(&text, &input.language).await? {
+                            let context = phrases_seal_context(input.facts.session, &answer.question_id);
+                            result.phrases_sealed = Some(self.crypto.seal(&context, &encode_phrases(&phrases)));
+                            result.covered = true;
+                        }
+                    }
+                }
+                results.push(result);
+            }
+        }
+        let analyzed_at = self.clock.now();
+        let event = (!input.announced).then(|| {
+            input.facts.analyzed_event(
+                EventId::new_random(),
+                AnalyzedCounts { answers: input.answered, exchanges: input.exchanges, run, reused },
+                analyzed_at,
+            )
+        });
+        let announced = event.is_some();
+        let record = AnalysisRecord {
+            session: input.facts.session,
+            campaign: campaign.id,
+            verdict,
+            max_responses: campaign.quality.max_responses,
+            results,
+            run,
+            reused,
+            analyzed_at,
+            event,
+        };
+        Ok(match self.repo.record_analysis(job.claim_token, &record).await? {
+            Some(rejection) => {
+                AnalysisOutcome::Recorded { accepted: rejection.is_none(), rejection, run, reused, announced }
+            }
+            None => AnalysisOutcome::ClaimLost,
+        })
+    }
+
+    /// Queues every finished session of the campaign for another analysis (after an analyzer
+    /// upgrade): unchanged results are reused and no second `feedback.analyzed` is emitted.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown campaign; port errors.
+    pub async fn rerun(&self, campaign: CampaignId) -> Result<u64> {
+        self.repo.requeue_analyses(campaign, self.clock.now()).await?.ok_or_else(|| Error::not_found("campaign"))
+    }
+}

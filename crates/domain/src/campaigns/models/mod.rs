@@ -1,0 +1,11 @@
+//! What campaigns are made of, and their rules.
+
+mod audience;
+mod campaign;
+mod launch;
+mod survey;
+
+pub use audience::*;
+pub use campaign::*;
+pub use launch::*;
+pub use survey::*;

@@ -1,0 +1,7 @@
+//! What partners and the Studio ask of campaigns.
+
+mod launch_keys;
+mod provisioning;
+
+pub use launch_keys::*;
+pub use provisioning::*;

@@ -1,0 +1,5 @@
+//! `Idempotency-Key` handling: claims, stored responses and replays.
+
+pub mod models;
+pub mod ports;
+pub mod service;

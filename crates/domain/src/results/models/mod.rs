@@ -1,0 +1,395 @@
+//! Aggregate results of a campaign: counts, sentiment, themes and CSAT behind an anonymity floor.
+//!
+//! Everything here is computed from analyzed sessions at read time. Nothing identifies a person:
+//! no session id, no device, no user leaves this module, and a group smaller than the campaign's
+//! floor (or one a filter would isolate by difference with the unfiltered view) shows counts only.
+
+mod aggregate;
+
+pub use aggregate::*;
+
+use crate::analysis::models::{ModelInfo, Rejection, Step, StepResult};
+use crate::campaigns::models::{Campaign, CampaignCounts, Quality, QuestionKind, Survey};
+use crate::error::{Error, Result};
+use crate::ids::SessionId;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use time::OffsetDateTime;
+
+/// A compound score at or above this is positive, at or below its negative is negative (VADER's
+/// published thresholds).
+pub const SENTIMENT_THRESHOLD: f64 = 0.05;
+
+/// A theme is shown only when this many sessions of the group mention it: a phrase one person
+/// wrote is theirs, not a theme.
+pub const MIN_THEME_SESSIONS: u64 = 2;
+
+pub const MAX_THEMES: usize = 10;
+
+pub const MAX_QUESTION_THEMES: usize = 5;
+
+pub const MAX_QUOTES_PER_QUESTION: usize = 3;
+
+pub const MAX_FILTER_TAGS: usize = 8;
+
+pub const MAX_FILTER_ATTRIBUTES: usize = 16;
+
+pub const MAX_FILTER_VALUE_CHARS: usize = 200;
+
+pub const MAX_ATTRIBUTE_NAME_CHARS: usize = 64;
+
+/// What a session is known by for filters: launch context and app attribution, never identity.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Segment {
+    pub platform: Option<String>,
+    pub app_version: Option<String>,
+    pub tags: Vec<String>,
+    pub attributes: Map<String, Value>,
+}
+
+impl Segment {
+    /// A session's segment from its stored context: the launch device's labels, then the signed
+    /// token's, then the attributed app device's.
+    pub fn of_session(
+        context: &Map<String, Value>,
+        tags: Vec<String>,
+        app_platform: Option<&str>,
+        app_version: Option<&str>,
+    ) -> Self {
+        let label = |group: &str, key: &str| {
+            context.get(group).and_then(|g| g.get(key)).and_then(Value::as_str).map(str::to_owned)
+        };
+        Segment {
+            platform: label("device", "platform")
+                .or_else(|| label("launch", "os"))
+                .or_else(|| app_platform.map(str::to_owned)),
+            app_version: label("device", "appVersion")
+                .or_else(|| label("launch", "appVersion"))
+                .or_else(|| app_version.map(str::to_owned)),
+            tags,
+            attributes: context.get("attributes").and_then(Value::as_object).cloned().unwrap_or_default(),
+        }
+    }
+}
+
+/// One answer of an analyzed session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnalyzedAnswer {
+    pub question_id: String,
+    pub rating: Option<i16>,
+    /// Whether a text answer was read by the sentiment model (its language is covered).
+    pub text_analyzed: bool,
+    pub sentiment_covered: bool,
+    pub score: Option<f64>,
+    pub phrases_sealed: Option<Vec<u8>>,
+    /// Present only when quotes were asked for.
+    pub text_sealed: Option<Vec<u8>>,
+}
+
+impl AnalyzedAnswer {
+    /// An answer with the analyzers' results of its question (none for a rating); `text_sealed`
+    /// only when quotes were asked for.
+    pub fn new(question_id: String, rating: Option<i16>, text_sealed: Option<Vec<u8>>, results: &[StepResult]) -> Self {
+        let of = |step| results.iter().find(|r| r.question_id == question_id && r.step == step);
+        let sentiment = of(Step::Sentiment);
+        Self {
+            rating,
+            text_analyzed: sentiment.is_some(),
+            sentiment_covered: sentiment.is_some_and(|r| r.covered),
+            score: sentiment.and_then(|r| r.score),
+            phrases_sealed: of(Step::Themes).and_then(|r| r.phrases_sealed.clone()),
+            text_sealed,
+            question_id,
+        }
+    }
+}
+
+/// An analyzed session as results read it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnalyzedSession {
+    /// Used only to open sealed texts and phrases; never shown.
+    pub session: SessionId,
+    pub rejection: Option<Rejection>,
+    pub duration_secs: u32,
+    pub coverage: f64,
+    pub segment: Segment,
+    pub answers: Vec<AnalyzedAnswer>,
+}
+
+/// What the store gives the results computation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultsInput {
+    pub campaign: Campaign,
+    pub survey: Survey,
+    pub counts: CampaignCounts,
+    /// Finished sessions whose analysis is not recorded yet.
+    pub pending: u64,
+    pub sessions: Vec<AnalyzedSession>,
+}
+
+/// Narrows results to sessions launched with this context. Every condition must hold.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResultsFilter {
+    pub platform: Option<String>,
+    pub app_version: Option<String>,
+    pub tags: Vec<String>,
+    pub attributes: BTreeMap<String, String>,
+}
+
+impl ResultsFilter {
+    /// Reads query parameters: `platform`, `appVersion`, `tag` (repeatable) and
+    /// `attribute.<name>`; `None` when none is given.
+    ///
+    /// # Errors
+    /// `ValidationFailed` naming the parameter: an unknown one, an empty or over-long value, a
+    /// repeated single one, or too many tags or attributes.
+    pub fn parse(params: &[(String, String)]) -> Result<Option<Self>> {
+        let mut filter = Self::default();
+        for (name, value) in params {
+            if value.is_empty() || value.chars().count() > MAX_FILTER_VALUE_CHARS || value.chars().any(char::is_control)
+            {
+                return Err(Error::validation(
+                    name,
+                    format!("must be 1 to {MAX_FILTER_VALUE_CHARS} characters without control characters"),
+                ));
+            }
+            let once = |slot: &mut Option<String>| {
+                if slot.replace(value.clone()).is_some() {
+                    return Err(Error::validation(name, "may be given once"));
+                }
+                Ok(())
+            };
+            match name.as_str() {
+                "platform" => once(&mut filter.platform)?,
+                "appVersion" => once(&mut filter.app_version)?,
+                "tag" => {
+                    if !filter.tags.contains(value) {
+                        filter.tags.push(value.clone());
+                    }
+                    if filter.tags.len() > MAX_FILTER_TAGS {
+                        return Err(Error::validation("tag", format!("may be given at most {MAX_FILTER_TAGS} times")));
+                    }
+                }
+                other => {
+                    let Some(attribute) = other.strip_prefix("attribute.") else {
+                        return Err(Error::validation(
+                            other,
+                            "is not a filter; use platform, appVersion, tag or attribute.<name>",
+                        ));
+                    };
+                    if attribute.is_empty() || attribute.chars().count() > MAX_ATTRIBUTE_NAME_CHARS {
+                        return Err(Error::validation(
+                            other,
+                            format!("needs an attribute name of 1 to {MAX_ATTRIBUTE_NAME_CHARS} characters"),
+                        ));
+                    }
+                    if filter.attributes.insert(attribute.to_owned(), value.clone()).is_some() {
+                        return Err(Error::validation(other, "may be given once"));
+                    }
+                    if filter.attributes.len() > MAX_FILTER_ATTRIBUTES {
+                        return Err(Error::validation(
+                            "attribute",
+                            format!("at most {MAX_FILTER_ATTRIBUTES} attributes may be filtered on"),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok((filter != Self::default()).then_some(filter))
+    }
+
+    pub fn matches(&self, segment: &Segment) -> bool {
+        let platform_ok =
+            self.platform.as_ref().is_none_or(|p| segment.platform.as_ref().is_some_and(|s| s.eq_ignore_ascii_case(p)));
+        let version_ok = self.app_version.as_ref().is_none_or(|v| segment.app_version.as_ref() == Some(v));
+        let tags_ok = self.tags.iter().all(|t| segment.tags.contains(t));
+        let attributes_ok = self.attributes.iter().all(|(name, wanted)| {
+            segment.attributes.get(name).is_some_and(|value| match value {
+                Value::String(s) => s == wanted,
+                Value::Number(n) => n.to_string() == *wanted,
+                Value::Bool(b) => b.to_string() == *wanted,
+                _ => false,
+            })
+        });
+        platform_ok && version_ok && tags_ok && attributes_ok
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SentimentLabel {
+    Positive,
+    Neutral,
+    Negative,
+}
+
+impl SentimentLabel {
+    pub const ALL: [SentimentLabel; 3] = [SentimentLabel::Positive, SentimentLabel::Neutral, SentimentLabel::Negative];
+
+    pub fn of(score: f64) -> Self {
+        if score >= SENTIMENT_THRESHOLD {
+            SentimentLabel::Positive
+        } else if score <= -SENTIMENT_THRESHOLD {
+            SentimentLabel::Negative
+        } else {
+            SentimentLabel::Neutral
+        }
+    }
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SentimentLabel::Positive => "POSITIVE",
+            SentimentLabel::Neutral => "NEUTRAL",
+            SentimentLabel::Negative => "NEGATIVE",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LabelCount {
+    pub label: SentimentLabel,
+    pub count: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThemeCount {
+    pub theme: String,
+    /// Sessions of the group that mention it.
+    pub count: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Csat {
+    /// Share of ratings in the top two points, 0 to 1.
+    pub score: f64,
+    pub satisfied: u64,
+    pub rated: u64,
+}
+
+/// Why the breakdowns are empty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Suppression {
+    /// The group has fewer accepted sessions than the floor.
+    GroupBelowFloor,
+    /// The sessions the filter leaves out are fewer than the floor (but not none): comparing
+    /// with the unfiltered view would show them alone.
+    ComplementBelowFloor,
+}
+
+impl Suppression {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Suppression::GroupBelowFloor => "GROUP_BELOW_FLOOR",
+            Suppression::ComplementBelowFloor => "COMPLEMENT_BELOW_FLOOR",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuotesState {
+    Included,
+    /// The key lacks `channel:transcripts`.
+    NotPermitted,
+    /// The floor applies.
+    HiddenByFloor,
+}
+
+impl QuotesState {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            QuotesState::Included => "INCLUDED",
+            QuotesState::NotPermitted => "NOT_PERMITTED",
+            QuotesState::HiddenByFloor => "HIDDEN_BY_FLOOR",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Methodology {
+    pub sentiment: ModelInfo,
+    pub themes: ModelInfo,
+    pub min_theme_sessions: u64,
+    pub suppression: Option<Suppression>,
+    pub quotes: QuotesState,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Acceptance {
+    pub rules: Quality,
+    pub analyzed: u64,
+    pub accepted: u64,
+    pub rejected: u64,
+    /// Every reason, in a fixed order, with its count.
+    pub rejections: Vec<(Rejection, u64)>,
+    pub target_reached: Option<bool>,
+    pub capacity_reached: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Metrics {
+    pub invited: u64,
+    pub responded: u64,
+    pub started: u64,
+    pub completed: u64,
+    pub pending_analysis: u64,
+    pub completion_rate: Option<f64>,
+    pub median_duration_secs: Option<u32>,
+    pub average_coverage: Option<f64>,
+    /// Text answers the sentiment model read, and those in a language it does not cover.
+    pub scored_answers: u64,
+    pub unscored_answers: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inferred {
+    pub dominant_sentiment: Option<SentimentLabel>,
+    /// Themes whose answers lean positive, and negative.
+    pub positive_themes: Vec<String>,
+    pub negative_themes: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingSummary {
+    pub min: i16,
+    pub max: i16,
+    pub mean: f64,
+    pub distribution: Vec<(i16, u64)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuestionResult {
+    pub question_id: String,
+    pub kind: QuestionKind,
+    pub text: String,
+    pub answered: u64,
+    pub rating: Option<RatingSummary>,
+    pub sentiment: Vec<LabelCount>,
+    pub themes: Vec<ThemeCount>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Quote {
+    pub question_id: String,
+    pub text: String,
+    pub sentiment: Option<SentimentLabel>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CampaignResults {
+    pub campaign: Campaign,
+    pub accepted_count: u64,
+    pub weighted_accepted_count: u64,
+    pub overall_sentiment_score: f64,
+    pub csat: Option<Csat>,
+    pub sentiment: Vec<LabelCount>,
+    pub themes: Vec<ThemeCount>,
+    pub anonymity_floor: u32,
+    pub floor_applied: bool,
+    pub filter: Option<ResultsFilter>,
+    pub generated_at: OffsetDateTime,
+    pub methodology: Methodology,
+    pub acceptance: Acceptance,
+    pub inferred: Inferred,
+    pub metrics: Metrics,
+    pub questions: Vec<QuestionResult>,
+    pub quotes: Vec<Quote>,
+}

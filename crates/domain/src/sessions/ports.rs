@@ -1,0 +1,46 @@
+//! Where respondent sessions and their answers live.
+use crate::error::Result;
+use crate::ids::{CampaignId, SessionId};
+use crate::sessions::models::{Completion, NewSession, Progress, SessionRecord, Spend, StoredAnswer};
+use std::future::Future;
+
+/// Respondent sessions and their answers.
+pub trait SessionStore: Send + Sync + 'static {
+    /// Spends what the start used (a link, or a token's `jti`) and creates the session, in one
+    /// transaction; a launch key used is marked used at `started_at`.
+    ///
+    /// # Errors
+    /// `LaunchTokenInvalid` when the link or `jti` was spent already (also by a concurrent start);
+    /// `Internal`/`Unavailable` otherwise.
+    fn start_session(&self, session: &NewSession, spend: &Spend) -> impl Future<Output = Result<()>> + Send;
+
+    /// A session of the campaign.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn find_session(
+        &self,
+        campaign: CampaignId,
+        id: SessionId,
+    ) -> impl Future<Output = Result<Option<SessionRecord>>> + Send;
+
+    /// Stores the answers (replacing earlier answers to the same questions) unless the session is
+    /// completed, and returns the progress.
+    ///
+    /// # Errors
+    /// `Conflict` when the session is completed; `Internal`/`Unavailable` otherwise.
+    fn record_answers(
+        &self,
+        session: SessionId,
+        answers: &[StoredAnswer],
+    ) -> impl Future<Output = Result<Progress>> + Send;
+
+    /// Marks the session completed at `completion.at` and, in the same transaction, writes the
+    /// events of [`Completion::events`] (with the progress read while completing) and their
+    /// deliveries to the workspace's subscribed endpoints. A completed session stays as it was and
+    /// emits nothing. Returns the progress.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn complete_session(&self, completion: &Completion) -> impl Future<Output = Result<Progress>> + Send;
+}

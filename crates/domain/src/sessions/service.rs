@@ -1,0 +1,399 @@
+//! Respondent sessions: the access check, start, answers and completion.
+
+use crate::apps::ports::AppRepository;
+use crate::campaigns::models::{
+    AudienceMode, Campaign, CampaignStatus, LaunchClaims, LaunchKey, LaunchLink, SERVER_KID, Survey,
+    launch_key_seal_context, token_invalid,
+};
+use crate::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenCodec};
+use crate::error::{Error, ErrorCode, RateLimitState, Refusal, Result};
+use crate::ids::{LaunchKeyId, LaunchLinkId, SessionId};
+use crate::sessions::models::{
+    Access, AccessState, AnswerInput, AnswerValue, Completion, MAX_CLIENT_LABEL_CHARS, MAX_CLIENT_LABELS,
+    MAX_DEVICE_TOKEN_CHARS, MAX_INSTALL_ID_CHARS, MAX_LAUNCH_TOKEN_CHARS, NewSession, NotStarted, Progress,
+    SESSION_TOKEN_LEN, SessionFacts, SessionRecord, SessionStatus, Spend, StartInput, StartOutcome, StartedSession,
+    StoredAnswer, Visit, answer_seal_context, parse_answers, word_count,
+};
+use crate::sessions::ports::SessionStore;
+use crate::shared::clock::Clock;
+use crate::shared::crypto::{Crypto, DigestPurpose};
+use secrecy::SecretString;
+use serde_json::{Map, Value};
+
+/// A launch that verified.
+enum Verified {
+    Link(LaunchLink),
+    Signed { key: LaunchKey, claims: LaunchClaims },
+}
+
+const MAX_NONCE_CHARS: usize = 64;
+
+pub struct Respondents<R, C, K, T> {
+    repo: R,
+    crypto: C,
+    clock: K,
+    tokens: T,
+}
+
+impl<R, C, K, T> Respondents<R, C, K, T>
+where
+    R: CampaignRepository + LaunchRepository + SessionStore + AppRepository,
+    C: Crypto,
+    K: Clock,
+    T: LaunchTokenCodec,
+{
+    pub fn new(repo: R, crypto: C, clock: K, tokens: T) -> Self {
+        Self { repo, crypto, clock, tokens }
+    }
+
+    /// Forgets spent `jti`s of tokens that have expired: they can no longer verify anyway.
+    ///
+    /// # Errors
+    /// Port errors as they are.
+    pub async fn purge_spent_tokens(&self) -> Result<u64> {
+        self.repo.purge_spent_tokens(self.clock.now()).await
+    }
+
+    async fn campaign(&self, code: &str) -> Result<(Campaign, Survey)> {
+        if code.is_empty() || code.len() > 64 {
+            return Err(Error::not_found("campaign"));
+        }
+        self.repo.find_campaign_by_code(code).await?.ok_or_else(|| Error::not_found("campaign"))
+    }
+
+    /// Checks a visit without spending anything.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown code; port errors.
+    pub async fn access(&self, code: &str, visit: &Visit) -> Result<Access> {
+        let (campaign, survey) = self.campaign(code).await?;
+        let verified = self.verify(&campaign, visit).await?;
+        let (state, refusal) = match &verified {
+            Some(Ok(_)) => (AccessState::Valid, None),
+            Some(Err(e)) => (AccessState::Invalid, Some(refusal_of(e))),
+            None if campaign.require_signed => (AccessState::Missing, Some(refusal_of(&signature_required()))),
+            // Decisions §5: NOT_REQUIRED means signing is not required and no token was given,
+            // closed-list campaigns included (their start answers INVITATION_REQUIRED).
+            None => (AccessState::NotRequired, None),
+        };
+        let token_language = match &verified {
+            Some(Ok(v)) => language_of(v),
+            _ => None,
+        };
+        let language = survey.resolve_language(visit.language.as_deref().or(token_language.as_deref())).clone();
+        Ok(Access { require_signed: campaign.require_signed, state, refusal, language })
+    }
+
+    /// Starts a session: checks the launch, then spends it and creates the session in one step.
+    ///
+    /// # Errors
+    /// `NotFound`; `ValidationFailed` for over-long fields; `LaunchSignatureRequired`;
+    /// `LaunchTokenInvalid` (also when a concurrent start spent the token first); `RateLimited`
+    /// when the campaign reached `quality.maxResponses`; port errors.
+    pub async fn start(&self, code: &str, input: StartInput) -> Result<StartOutcome> {
+        check_len("language", input.visit.language.as_deref(), 24)?;
+        check_len("deviceToken", input.device_token.as_deref(), MAX_DEVICE_TOKEN_CHARS)?;
+        check_len("launchToken", input.visit.launch_token.as_deref(), MAX_LAUNCH_TOKEN_CHARS)?;
+        check_len("installId", input.install_id.as_deref(), MAX_INSTALL_ID_CHARS)?;
+        let (campaign, survey) = self.campaign(code).await?;
+        if campaign.status != CampaignStatus::Active {
+            return Ok(StartOutcome::NotStarted(NotStarted::CampaignNotOpen));
+        }
+        // Without consent nothing is checked further, created or spent.
+        if input.consent_given != Some(true) {
+            return Ok(StartOutcome::NotStarted(NotStarted::ConsentRequired));
+        }
+        let verified = match self.verify(&campaign, &input.visit).await? {
+            Some(result) => Some(result?),
+            None if campaign.require_signed => return Err(signature_required()),
+            None if campaign.audience == AudienceMode::Closed => {
+                return Ok(StartOutcome::NotStarted(NotStarted::InvitationRequired));
+            }
+            None => None,
+        };
+        self.check_capacity(&campaign).await?;
+
+        let now = self.clock.now();
+        let attribution = match crate::apps::service::attribution_key(
+            &self.crypto,
+            now,
+            &campaign,
+            input.device_token.as_deref(),
+            input.install_id.as_deref(),
+        ) {
+            Some(key) => self.repo.attribution(campaign.workspace_id, campaign.id, key).await?,
+            None => None,
+        };
+        let token = self.crypto.random_base62(SESSION_TOKEN_LEN);
+        let mut context = Map::new();
+        let mut tags = Vec::new();
+        let mut spend = Spend::Nothing;
+        let mut session = NewSession {
+            id: SessionId::new_random(),
+            campaign_id: campaign.id,
+            token_digest: self.crypto.keyed_digest(DigestPurpose::SessionToken, token.as_bytes()),
+            language: survey.default_language().clone(),
+            respondent_id: None,
+            launch_link_id: None,
+            launch_key_id: None,
+            external_user_digest: None,
+            tags: Vec::new(),
+            context: Map::new(),
+            attribution,
+            total_questions: u32::try_from(survey.questions.len()).unwrap_or(u32::MAX),
+            started_at: now,
+        };
+        let token_language = verified.as_ref().and_then(language_of);
+        match verified {
+            Some(Verified::Link(link)) => {
+                spend = Spend::Link(link.id);
+                session.launch_link_id = Some(link.id);
+                session.respondent_id = link.respondent_id;
+                session.external_user_digest = link.external_user_digest;
+                if !link.context.device.is_empty() {
+                    context.insert("device".into(), Value::Object(link.context.device));
+                }
+                if !link.context.attributes.is_empty() {
+                    context.insert("attributes".into(), Value::Object(link.context.attributes));
+                }
+            }
+            Some(Verified::Signed { key, claims }) => {
+                spend = Spend::Token {
+                    key_id: key.id,
+                    jti: claims.jti.clone(),
+                    expires_at: time::OffsetDateTime::from_unix_timestamp(claims.exp).map_err(Error::internal)?,
+                };
+                session.launch_key_id = Some(key.id);
+                session.external_user_digest =
+                    claims.uid.as_ref().map(|u| self.crypto.keyed_digest(DigestPurpose::ExternalUser, u.as_bytes()));
+                tags = claims.tags.iter().map(|t| printable_label(t)).collect();
+                let mut launch = Map::new();
+                for (name, value) in [
+                    ("lang", &claims.lang),
+                    ("app", &claims.app),
+                    ("appVersion", &claims.app_version),
+                    ("device", &claims.device),
+                    ("os", &claims.os),
+                ] {
+                    if let Some(v) = value {
+                        launch.insert(name.into(), Value::String(printable_label(v)));
+                    }
+                }
+                if !launch.is_empty() {
+                    context.insert("launch".into(), Value::Object(launch));
+                }
+            }
+            None => {}
+        }
+        let client = readable_labels(input.client.unwrap_or_default());
+        if !client.is_empty() {
+            context.insert("client".into(), Value::Object(client));
+        }
+        session.tags = tags;
+        session.context = context;
+        session.language =
+            survey.resolve_language(input.visit.language.as_deref().or(token_language.as_deref())).clone();
+        self.repo.start_session(&session, &spend).await?;
+        Ok(StartOutcome::Started(StartedSession {
+            id: session.id,
+            token: SecretString::from(token),
+            language: session.language,
+            questions: survey.questions,
+        }))
+    }
+
+    /// Stores answers of a session that is not completed.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown code or a session of another campaign; `Unauthenticated` for a
+    /// missing or wrong session token; `Conflict` once completed; `ValidationFailed`; port errors.
+    pub async fn answer(
+        &self,
+        code: &str,
+        session: SessionId,
+        token: Option<&str>,
+        answers: Vec<AnswerInput>,
+    ) -> Result<Progress> {
+        let (campaign, survey) = self.campaign(code).await?;
+        let record = self.session(&campaign, session, token).await?;
+        if record.status == SessionStatus::Completed {
+            return Err(crate::sessions::models::already_completed());
+        }
+        let parsed = parse_answers(&survey.questions, answers)?;
+        let now = self.clock.now();
+        let stored: Vec<StoredAnswer> = parsed
+            .into_iter()
+            .map(|(question_id, value)| match value {
+                AnswerValue::Rating(r) => {
+                    StoredAnswer { question_id, rating: Some(r), text_sealed: None, word_count: 0, answered_at: now }
+                }
+                AnswerValue::Text(text) => StoredAnswer {
+                    text_sealed: Some(self.crypto.seal(&answer_seal_context(session, &question_id), text.as_bytes())),
+                    question_id,
+                    rating: None,
+                    word_count: word_count(&text),
+                    answered_at: now,
+                },
+            })
+            .collect();
+        self.repo.record_answers(session, &stored).await
+    }
+
+    /// Completes the session; completing it again answers the same. Unanswered questions do not
+    /// stop completion (the fixed route has no such refusal): `required` guides the page, and the
+    /// campaign's coverage rule judges the response.
+    ///
+    /// # Errors
+    /// As [`Respondents::answer`], without the `Conflict`.
+    pub async fn complete(&self, code: &str, session: SessionId, token: Option<&str>) -> Result<Progress> {
+        let (campaign, _) = self.campaign(code).await?;
+        let record = self.session(&campaign, session, token).await?;
+        if record.status == SessionStatus::Completed {
+            return Ok(Progress { status: record.status, answered: record.answered, total: record.total });
+        }
+        let attribution = record.attribution;
+        let (device_id, user_id) = SessionFacts::proven(
+            attribution.map(|a| a.device_id),
+            attribution.and_then(|a| a.user_id),
+            attribution.map(|a| a.identity),
+        );
+        let facts = SessionFacts {
+            session,
+            campaign: campaign.id,
+            workspace: campaign.workspace_id,
+            public_ref: campaign.code.clone(),
+            app_install_id: attribution.and_then(|a| a.install_id),
+            device_id,
+            user_id,
+        };
+        self.repo.complete_session(&Completion::new(facts, self.clock.now())).await
+    }
+
+    async fn session(&self, campaign: &Campaign, id: SessionId, token: Option<&str>) -> Result<SessionRecord> {
+        let record = self.repo.find_session(campaign.id, id).await?.ok_or_else(|| Error::not_found("session"))?;
+        let token = token.ok_or_else(|| {
+            Error::refused(
+                ErrorCode::Unauthenticated,
+                "send the session token as `Authorization: Bearer <sessionToken>`",
+            )
+        })?;
+        if !self.crypto.verify_keyed_digest(DigestPurpose::SessionToken, token.as_bytes(), &record.token_digest) {
+            return Err(Error::refused(ErrorCode::Unauthenticated, "the session token is not valid for this session"));
+        }
+        Ok(record)
+    }
+
+    async fn check_capacity(&self, campaign: &Campaign) -> Result<()> {
+        let Some(max) = campaign.quality.max_responses else { return Ok(()) };
+        let overview = self.repo.campaign_overview(campaign.workspace_id, campaign.id).await?;
+        if overview.is_some_and(|o| o.counts.completed >= u64::from(max)) {
+            return Err(Error::Refused(Refusal {
+                code: ErrorCode::RateLimited,
+                description: "responses are paused for this campaign: it has all the responses it asked for".into(),
+                rate_limit: Some(RateLimitState { limit: max, remaining: 0, reset_secs: 3600 }),
+            }));
+        }
+        Ok(())
+    }
+
+    /// `None` when the visit carries no token or invitation; otherwise whether it verified
+    /// (read-only: nothing is spent here).
+    async fn verify(&self, campaign: &Campaign, visit: &Visit) -> Result<Option<Result<Verified>>> {
+        if let Some(token) = visit.launch_token.as_deref() {
+            return Ok(Some(self.verify_token(campaign, token).await?.ok_or_else(token_invalid)));
+        }
+        if let Some(nonce) = visit.invitation.as_deref() {
+            return Ok(Some(self.verify_nonce(campaign, nonce).await?.ok_or_else(token_invalid)));
+        }
+        Ok(None)
+    }
+
+    async fn verify_token(&self, campaign: &Campaign, token: &str) -> Result<Option<Verified>> {
+        if token.len() > MAX_LAUNCH_TOKEN_CHARS {
+            return Ok(None);
+        }
+        let now = self.clock.now();
+        let Some(kid) = self.tokens.key_id(token) else { return Ok(None) };
+        if kid == SERVER_KID {
+            let Some(claims) = self.tokens.verify_link(token) else { return Ok(None) };
+            if !claims.acceptable(now, campaign.id, &campaign.code) {
+                return Ok(None);
+            }
+            let Ok(id) = claims.jti.parse::<LaunchLinkId>() else { return Ok(None) };
+            let link = self.repo.find_launch_link(campaign.id, id).await?;
+            return Ok(link.filter(|l| l.nonce_digest.is_none() && l.usable_at(now)).map(Verified::Link));
+        }
+        // Only the canonical hyphenated form names a key.
+        let Some(key_id) = kid.parse::<LaunchKeyId>().ok().filter(|id| id.to_string() == kid) else { return Ok(None) };
+        let Some(key) = self.repo.find_launch_key(campaign.id, key_id).await? else { return Ok(None) };
+        let secret = self.crypto.open(&launch_key_seal_context(key.id), &key.secret_sealed)?;
+        let Some(claims) = self.tokens.verify(token, &secret) else { return Ok(None) };
+        if !claims.acceptable(now, campaign.id, &campaign.code)
+            || self.repo.token_spent(campaign.id, &claims.jti).await?
+        {
+            return Ok(None);
+        }
+        Ok(Some(Verified::Signed { key, claims }))
+    }
+
+    async fn verify_nonce(&self, campaign: &Campaign, nonce: &str) -> Result<Option<Verified>> {
+        if nonce.is_empty() || nonce.len() > MAX_NONCE_CHARS {
+            return Ok(None);
+        }
+        let digest = self.crypto.keyed_digest(DigestPurpose::LinkNonce, nonce.as_bytes());
+        let link = self.repo.find_link_by_nonce(campaign.id, &digest).await?;
+        Ok(link.filter(|l| l.usable_at(self.clock.now())).map(Verified::Link))
+    }
+}
+
+fn language_of(verified: &Verified) -> Option<String> {
+    match verified {
+        Verified::Link(link) => link.language.as_ref().map(|l| l.as_str().to_owned()),
+        Verified::Signed { claims, .. } => claims.lang.clone(),
+    }
+}
+
+fn signature_required() -> Error {
+    Error::refused(
+        ErrorCode::LaunchSignatureRequired,
+        "this survey can only be opened from the app that invited you (a signed launch is required)",
+    )
+}
+
+fn refusal_of(error: &Error) -> (ErrorCode, String) {
+    match error {
+        Error::Refused(r) => (r.code, r.description.clone()),
+        other => (other.code(), String::new()),
+    }
+}
+
+fn check_len(field: &str, value: Option<&str>, max: usize) -> Result<()> {
+    match value {
+        Some(v) if v.chars().count() > max => {
+            Err(Error::validation(field, format!("must be at most {max} characters")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A token's context label as kept: control characters dropped, at most 128 characters.
+fn printable_label(text: &str) -> String {
+    text.chars().filter(|c| !c.is_control()).take(MAX_CLIENT_LABEL_CHARS).collect()
+}
+
+/// The page's client labels that are short primitives; anything else is dropped, not refused.
+fn readable_labels(client: Map<String, Value>) -> Map<String, Value> {
+    client
+        .into_iter()
+        .filter(|(k, v)| {
+            k.chars().count() <= 64
+                && !k.chars().any(char::is_control)
+                && match v {
+                    Value::String(s) => s.chars().count() <= MAX_CLIENT_LABEL_CHARS && !s.chars().any(char::is_control),
+                    Value::Number(_) | Value::Bool(_) => true,
+                    _ => false,
+                }
+        })
+        .take(MAX_CLIENT_LABELS)
+        .collect()
+}

@@ -1,0 +1,5 @@
+//! Studio sessions: their claims, tokens and permissions.
+
+pub mod models;
+pub mod ports;
+pub mod service;

@@ -1,0 +1,392 @@
+//! Webhooks: partners' endpoints, the events the service emits and their signed, at-least-once
+//! delivery.
+//!
+//! Events are written in the same transaction as their fact (a transactional outbox), together
+//! with one delivery per subscribed endpoint. Workers claim due deliveries under a lease, post them
+//! signed, and record each attempt; a worker that dies between sending and recording leaves the
+//! delivery to be claimed again when its lease ends, so an event may arrive twice but never not at
+//! all.
+
+mod url_rules;
+
+pub use url_rules::*;
+
+use crate::error::{Error, Result};
+use crate::ids::{DeliveryId, EventId, WebhookId, WorkspaceId};
+use serde_json::{Map, Value, json};
+use time::{Duration, OffsetDateTime};
+
+/// Endpoints one workspace may hold.
+pub const MAX_SUBSCRIPTIONS: usize = 20;
+
+pub const MAX_URL_CHARS: usize = 2048;
+
+pub const MAX_DESCRIPTION_CHARS: usize = 500;
+
+/// Signing secrets read `whsec_` and 43 base62 characters (about 256 bits).
+pub const SECRET_PREFIX: &str = "whsec_";
+
+pub(crate) const SECRET_RANDOM_CHARS: usize = 43;
+
+/// Consecutive DEAD deliveries that disable an endpoint.
+pub const DISABLE_AFTER_DEAD: u32 = 5;
+
+/// Deliveries one worker claims per round.
+pub const CLAIM_BATCH: u32 = 32;
+
+/// How long events and their delivery trail are kept once nothing is left to attempt.
+pub const EVENT_RETENTION: Duration = Duration::days(30);
+
+/// The kinds of event the service emits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventType {
+    RespondentAcknowledged,
+    FeedbackReceived,
+    FeedbackAnalyzed,
+    /// Sent by `simulate` to one endpoint only, whatever it subscribed to.
+    WebhookTest,
+}
+
+impl EventType {
+    /// What a subscription may name.
+    pub const SUBSCRIBABLE: [EventType; 3] =
+        [EventType::RespondentAcknowledged, EventType::FeedbackReceived, EventType::FeedbackAnalyzed];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            EventType::RespondentAcknowledged => "respondent.acknowledged",
+            EventType::FeedbackReceived => "feedback.received",
+            EventType::FeedbackAnalyzed => "feedback.analyzed",
+            EventType::WebhookTest => "webhook.test",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        [EventType::WebhookTest].into_iter().chain(Self::SUBSCRIBABLE).find(|t| t.as_str() == text)
+    }
+}
+
+/// Where a delivery stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DeliveryStatus {
+    /// Not attempted yet.
+    Pending,
+    Delivered,
+    /// Attempted and failed; another attempt is scheduled.
+    Failed,
+    /// Failed on its last attempt; never tried again.
+    Dead,
+}
+
+impl DeliveryStatus {
+    pub const ALL: [DeliveryStatus; 4] =
+        [DeliveryStatus::Pending, DeliveryStatus::Delivered, DeliveryStatus::Failed, DeliveryStatus::Dead];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DeliveryStatus::Pending => "PENDING",
+            DeliveryStatus::Delivered => "DELIVERED",
+            DeliveryStatus::Failed => "FAILED",
+            DeliveryStatus::Dead => "DEAD",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+}
+
+/// A subscription as partners see it (never its secret).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Subscription {
+    pub id: WebhookId,
+    pub workspace_id: WorkspaceId,
+    pub url: String,
+    pub description: Option<String>,
+    /// Empty: every event.
+    pub event_types: Vec<EventType>,
+    pub is_active: bool,
+    pub disabled_at: Option<OffsetDateTime>,
+    pub disabled_reason: Option<String>,
+    pub created_at: OffsetDateTime,
+}
+
+/// A subscription to store, with its sealed secret.
+#[derive(Clone, Debug)]
+pub struct NewSubscription {
+    pub subscription: Subscription,
+    pub secret_sealed: Vec<u8>,
+}
+
+/// A subscription's changes, as validated.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SubscriptionChanges {
+    pub url: Option<String>,
+    pub description: Option<Option<String>>,
+    pub event_types: Option<Vec<EventType>>,
+    /// `true` also clears `disabledAt` and `disabledReason` and the run of DEAD deliveries.
+    pub is_active: Option<bool>,
+}
+
+/// `POST CH/webhooks` as sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SubscriptionInput {
+    pub url: Option<String>,
+    pub description: Option<String>,
+    pub event_types: Option<Vec<String>>,
+}
+
+/// `PATCH CH/webhooks/{id}` as sent: `description` may be set to null.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SubscriptionPatch {
+    pub url: Option<String>,
+    pub description: Option<Option<String>>,
+    pub event_types: Option<Vec<String>>,
+    pub is_active: Option<bool>,
+}
+
+/// An event to write to the outbox, with the fact it reports.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewEvent {
+    pub id: EventId,
+    pub workspace_id: WorkspaceId,
+    pub event_type: EventType,
+    /// What the event is about, e.g. `conversation`.
+    pub aggregate: &'static str,
+    pub aggregate_id: uuid::Uuid,
+    pub payload: Map<String, Value>,
+    pub occurred_at: OffsetDateTime,
+}
+
+/// One attempt at a delivery, as recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttemptView {
+    pub attempt: u32,
+    pub attempted_at: OffsetDateTime,
+    pub status_code: Option<u16>,
+    pub error: Option<String>,
+    pub duration_ms: u32,
+}
+
+/// A delivery as partners see it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeliveryView {
+    pub id: DeliveryId,
+    pub event_id: EventId,
+    pub event_type: EventType,
+    pub status: DeliveryStatus,
+    pub attempts: u32,
+    pub next_attempt_at: Option<OffsetDateTime>,
+    pub last_status_code: Option<u16>,
+    pub last_error: Option<String>,
+    pub occurred_at: OffsetDateTime,
+    pub delivered_at: Option<OffsetDateTime>,
+    /// Oldest first.
+    pub history: Vec<AttemptView>,
+    pub position: i64,
+}
+
+/// A claim on due deliveries: they stay this worker's until `lease_until`, when another may claim
+/// them again (the first is presumed dead).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Claim {
+    pub token: uuid::Uuid,
+    pub now: OffsetDateTime,
+    pub lease_until: OffsetDateTime,
+    pub limit: u32,
+}
+
+/// A claimed delivery with what sending it needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClaimedDelivery {
+    pub id: DeliveryId,
+    pub claim_token: uuid::Uuid,
+    /// Attempts made before this one.
+    pub attempts: u32,
+    pub subscription_id: WebhookId,
+    pub url: String,
+    pub secret_sealed: Vec<u8>,
+    pub event: NewEvent,
+}
+
+/// The outcome of an attempt, to record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttemptRecord {
+    pub delivery: DeliveryId,
+    pub claim_token: uuid::Uuid,
+    pub subscription: WebhookId,
+    /// This attempt's number, from 1.
+    pub attempt: u32,
+    pub attempted_at: OffsetDateTime,
+    pub status: DeliveryStatus,
+    pub next_attempt_at: Option<OffsetDateTime>,
+    pub status_code: Option<u16>,
+    pub error: Option<String>,
+    pub duration_ms: u32,
+    /// Recorded on the endpoint when this DEAD delivery is the fifth in a row.
+    pub disable_reason: String,
+}
+
+/// What one attempt did, for the worker's log: never the URL, the body or the secret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttemptSummary {
+    pub delivery: DeliveryId,
+    pub event_type: EventType,
+    pub attempt: u32,
+    pub status: DeliveryStatus,
+    pub status_code: Option<u16>,
+    pub error: Option<String>,
+    /// False when the claim had been lost (the lease ran out): another worker records that delivery.
+    pub recorded: bool,
+}
+
+/// A signed POST, ready for the transport.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutboundRequest {
+    pub url: String,
+    pub headers: Vec<(&'static str, String)>,
+    pub body: Vec<u8>,
+}
+
+/// What became of a POST: the status code when the endpoint answered in time, an error otherwise.
+/// Errors name what failed (timeout, refused address, closed connection), never the URL or body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PostOutcome {
+    pub status_code: Option<u16>,
+    pub error: Option<String>,
+    pub duration_ms: u32,
+}
+
+/// When failed attempts are retried: attempt 1 is immediate, attempt `n + 1` waits `delays[n-1]`
+/// after attempt `n` failed, and the delivery is DEAD after `max_attempts` failures.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetrySchedule {
+    delays: Vec<Duration>,
+    max_attempts: u32,
+}
+
+impl Default for RetrySchedule {
+    /// 1 min, 5 min, 30 min, 2 h (and 12 h, used only when the attempt count is raised); 5 attempts.
+    fn default() -> Self {
+        Self { delays: [60, 300, 1800, 7200, 43200].into_iter().map(Duration::seconds).collect(), max_attempts: 5 }
+    }
+}
+
+impl RetrySchedule {
+    /// # Errors
+    /// A description when there are too few delays for the attempts, or no attempt at all.
+    pub fn new(delays: Vec<Duration>, max_attempts: u32) -> std::result::Result<Self, String> {
+        if max_attempts == 0 {
+            return Err("at least one attempt is needed".into());
+        }
+        if delays.iter().any(|d| d.is_negative()) {
+            return Err("delays must not be negative".into());
+        }
+        if (delays.len() as u64) < u64::from(max_attempts) - 1 {
+            return Err(format!("{max_attempts} attempts need at least {} delays", max_attempts - 1));
+        }
+        Ok(Self { delays, max_attempts })
+    }
+
+    pub fn max_attempts(&self) -> u32 {
+        self.max_attempts
+    }
+
+    /// The wait before the next attempt after `failed` attempts, or `None` when the delivery is DEAD.
+    pub fn after_failures(&self, failed: u32) -> Option<Duration> {
+        if failed >= self.max_attempts {
+            return None;
+        }
+        self.delays.get(usize::try_from(failed).ok()?.checked_sub(1)?).copied()
+    }
+}
+
+pub(crate) fn rfc3339(at: OffsetDateTime) -> Result<String> {
+    at.format(&time::format_description::well_known::Rfc3339).map_err(Error::internal)
+}
+
+/// The JSON envelope partners receive.
+///
+/// # Errors
+/// `Internal` when the time cannot be formatted.
+pub fn envelope(event: &NewEvent) -> Result<Vec<u8>> {
+    let body = json!({
+        "id": event.id,
+        "type": event.event_type.as_str(),
+        "aggregate": event.aggregate,
+        "aggregateId": event.aggregate_id,
+        "orgId": event.workspace_id,
+        "occurredAt": rfc3339(event.occurred_at)?,
+        "payload": event.payload});
+    serde_json::to_vec(&body).map_err(Error::internal)
+}
+
+/// The associated data sealing an endpoint's secret: a secret moved to another row does not open.
+pub fn secret_seal_context(id: WebhookId) -> Vec<u8> {
+    format!("webhook-secret/{id}").into_bytes()
+}
+
+pub(crate) fn description(text: Option<String>) -> Result<Option<String>> {
+    match text {
+        Some(t) if t.chars().count() > MAX_DESCRIPTION_CHARS => {
+            Err(Error::validation("description", format!("must be at most {MAX_DESCRIPTION_CHARS} characters")))
+        }
+        other => Ok(other),
+    }
+}
+
+pub(crate) fn event_types(names: Vec<String>) -> Result<Vec<EventType>> {
+    let mut types = Vec::new();
+    for name in names {
+        let subscribable = || EventType::SUBSCRIBABLE.map(EventType::as_str).join(", ");
+        let event_type = match EventType::parse(&name) {
+            Some(EventType::WebhookTest) => {
+                let problem = format!("webhook.test is sent by simulate only; subscribable: {}", subscribable());
+                return Err(Error::validation("eventTypes", problem));
+            }
+            Some(known) => known,
+            None => {
+                let problem = format!("unknown event type {name:?}; subscribable: {}", subscribable());
+                return Err(Error::validation("eventTypes", problem));
+            }
+        };
+        if !types.contains(&event_type) {
+            types.push(event_type);
+        }
+    }
+    Ok(types)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_schedule_retries_after_one_five_thirty_minutes_and_two_hours_then_dies() {
+        let schedule = RetrySchedule::default();
+        let waits: Vec<_> = (1..=5).map(|failed| schedule.after_failures(failed)).collect();
+        assert_eq!(
+            waits,
+            vec![
+                Some(Duration::minutes(1)),
+                Some(Duration::minutes(5)),
+                Some(Duration::minutes(30)),
+                Some(Duration::hours(2)),
+                None
+            ]
+        );
+        let raised = RetrySchedule::new(RetrySchedule::default().delays, 6).expect("valid");
+        assert_eq!(raised.after_failures(5), Some(Duration::hours(12)));
+        assert_eq!(raised.after_failures(6), None);
+        assert!(RetrySchedule::new(vec![Duration::seconds(1)], 3).is_err());
+        assert!(RetrySchedule::new(vec![], 0).is_err());
+    }
+
+    #[test]
+    fn event_types_are_checked_and_deduplicated() {
+        let parsed = event_types(vec!["feedback.received".into(), "feedback.received".into()]).expect("valid");
+        assert_eq!(parsed, vec![EventType::FeedbackReceived]);
+        assert!(event_types(vec!["feedback.deleted".into()]).is_err());
+        assert!(event_types(vec!["webhook.test".into()]).is_err());
+    }
+}

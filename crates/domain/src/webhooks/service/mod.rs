@@ -1,0 +1,205 @@
+//! Endpoints and their delivery trail, as partners manage them.
+
+mod dispatcher;
+
+pub use dispatcher::*;
+
+use crate::error::{Error, Result};
+use crate::ids::{EventId, WebhookId, WorkspaceId};
+use crate::shared::clock::Clock;
+use crate::shared::crypto::Crypto;
+use crate::shared::paging::{Cursors, Page, PageKey};
+use crate::tenancy::models::{Principal, Scope};
+use crate::webhooks::models::{
+    DeliveryView, EVENT_RETENTION, EventType, MAX_SUBSCRIPTIONS, NewEvent, NewSubscription, SECRET_PREFIX,
+    SECRET_RANDOM_CHARS, Subscription, SubscriptionChanges, SubscriptionInput, SubscriptionPatch, WebhookUrl,
+    description, event_types, secret_seal_context,
+};
+use crate::webhooks::ports::{WebhookRepository, WebhookTransport};
+use secrecy::SecretString;
+use serde_json::{Map, json};
+
+/// The partner routes of webhooks.
+pub struct Webhooks<R, C, K, T> {
+    repo: R,
+    crypto: C,
+    clock: K,
+    transport: T,
+    allow_private: bool,
+}
+
+impl<R, C, K, T> Webhooks<R, C, K, T>
+where
+    R: WebhookRepository,
+    C: Crypto,
+    K: Clock,
+    T: WebhookTransport,
+{
+    /// `allow_private` lets URLs be `http://` (the transport lifts the address check itself).
+    pub fn new(repo: R, crypto: C, clock: K, transport: T, allow_private: bool) -> Self {
+        Self { repo, crypto, clock, transport, allow_private }
+    }
+
+    fn workspace(principal: &Principal, header: Option<&str>) -> Result<WorkspaceId> {
+        principal.require_scope(Scope::WEBHOOKS)?;
+        principal.resolve_workspace(header)
+    }
+
+    async fn checked_url(&self, text: &str) -> Result<WebhookUrl> {
+        let url = WebhookUrl::parse(text, self.allow_private)?;
+        self.transport.check_target(&url).await?;
+        Ok(url)
+    }
+
+    /// Registers an endpoint and returns it with its signing secret, shown this once.
+    ///
+    /// # Errors
+    /// `InsufficientPermission` without `channel:webhooks`; workspace resolution errors;
+    /// `ValidationFailed` for a bad or non-public `url`, an unknown event type or a long
+    /// description; `Conflict` when the workspace holds [`MAX_SUBSCRIPTIONS`]; port errors.
+    pub async fn create(
+        &self,
+        principal: &Principal,
+        workspace_header: Option<&str>,
+        input: SubscriptionInput,
+    ) -> Result<(Subscription, SecretString)> {
+        let workspace = Self::workspace(principal, workspace_header)?;
+        let description = description(input.description)?;
+        let event_types = event_types(input.event_types.unwrap_or_default())?;
+        let url = input.url.ok_or_else(|| Error::validation("url", "is required"))?;
+        let url = self.checked_url(&url).await?;
+        let id = WebhookId::new_random();
+        let secret = format!("{SECRET_PREFIX}{}", self.crypto.random_base62(SECRET_RANDOM_CHARS));
+        let subscription = Subscription {
+            id,
+            workspace_id: workspace,
+            url: url.as_str().to_owned(),
+            description,
+            event_types,
+            is_active: true,
+            disabled_at: None,
+            disabled_reason: None,
+            created_at: self.clock.now(),
+        };
+        let new = NewSubscription {
+            secret_sealed: self.crypto.seal(&secret_seal_context(id), secret.as_bytes()),
+            subscription: subscription.clone(),
+        };
+        self.repo.insert_subscription(&new, MAX_SUBSCRIPTIONS).await?;
+        Ok((subscription, SecretString::from(secret)))
+    }
+
+    /// The workspace's endpoints, oldest first.
+    ///
+    /// # Errors
+    /// As [`Webhooks::create`], without the validation.
+    pub async fn list(&self, principal: &Principal, workspace_header: Option<&str>) -> Result<Vec<Subscription>> {
+        let workspace = Self::workspace(principal, workspace_header)?;
+        self.repo.list_subscriptions(workspace).await
+    }
+
+    /// # Errors
+    /// `NotFound` for an unknown endpoint or another workspace's; as [`Webhooks::list`].
+    pub async fn get(
+        &self,
+        principal: &Principal,
+        workspace_header: Option<&str>,
+        id: WebhookId,
+    ) -> Result<Subscription> {
+        let workspace = Self::workspace(principal, workspace_header)?;
+        self.repo.find_subscription(workspace, id).await?.ok_or_else(|| Error::not_found("webhook"))
+    }
+
+    /// Changes an endpoint; `isActive: true` re-enables a disabled one.
+    ///
+    /// # Errors
+    /// As [`Webhooks::create`] and [`Webhooks::get`].
+    pub async fn update(
+        &self,
+        principal: &Principal,
+        workspace_header: Option<&str>,
+        id: WebhookId,
+        patch: SubscriptionPatch,
+    ) -> Result<Subscription> {
+        let workspace = Self::workspace(principal, workspace_header)?;
+        let description = match patch.description {
+            Some(text) => Some(description(text)?),
+            None => None,
+        };
+        let event_types = patch.event_types.map(event_types).transpose()?;
+        // An unknown endpoint is 404 before its new URL is resolved.
+        self.repo.find_subscription(workspace, id).await?.ok_or_else(|| Error::not_found("webhook"))?;
+        let url = match patch.url {
+            Some(text) => Some(self.checked_url(&text).await?.as_str().to_owned()),
+            None => None,
+        };
+        let changes = SubscriptionChanges { url, description, event_types, is_active: patch.is_active };
+        self.repo
+            .update_subscription(workspace, id, &changes, self.clock.now())
+            .await?
+            .ok_or_else(|| Error::not_found("webhook"))
+    }
+
+    /// Deletes an endpoint with its deliveries.
+    ///
+    /// # Errors
+    /// As [`Webhooks::get`].
+    pub async fn delete(&self, principal: &Principal, workspace_header: Option<&str>, id: WebhookId) -> Result<()> {
+        let workspace = Self::workspace(principal, workspace_header)?;
+        if self.repo.delete_subscription(workspace, id).await? { Ok(()) } else { Err(Error::not_found("webhook")) }
+    }
+
+    /// Queues a `webhook.test` event for this endpoint only, on the path real events take.
+    ///
+    /// # Errors
+    /// As [`Webhooks::get`].
+    pub async fn simulate(
+        &self,
+        principal: &Principal,
+        workspace_header: Option<&str>,
+        id: WebhookId,
+    ) -> Result<DeliveryView> {
+        let workspace = Self::workspace(principal, workspace_header)?;
+        let mut payload = Map::new();
+        payload.insert("webhookId".into(), json!(id));
+        payload.insert("message".into(), json!("A test event sent by simulate; it reports no fact."));
+        let event = NewEvent {
+            id: EventId::new_random(),
+            workspace_id: workspace,
+            event_type: EventType::WebhookTest,
+            aggregate: "webhook",
+            aggregate_id: id.0,
+            payload,
+            occurred_at: self.clock.now(),
+        };
+        self.repo.queue_test_event(workspace, id, &event).await?.ok_or_else(|| Error::not_found("webhook"))
+    }
+
+    /// Forgets events older than [`EVENT_RETENTION`] whose deliveries are all finished.
+    ///
+    /// # Errors
+    /// Port errors.
+    pub async fn purge_old_events(&self) -> Result<u64> {
+        self.repo.purge_webhook_events(self.clock.now() - EVENT_RETENTION).await
+    }
+
+    /// A page of an endpoint's deliveries, newest first.
+    ///
+    /// # Errors
+    /// As [`Webhooks::get`]; `ValidationFailed` for a bad `limit` or `cursor`.
+    pub async fn deliveries(
+        &self,
+        principal: &Principal,
+        workspace_header: Option<&str>,
+        id: WebhookId,
+        limit: Option<&str>,
+        cursor: Option<&str>,
+    ) -> Result<Page<DeliveryView>> {
+        let workspace = Self::workspace(principal, workspace_header)?;
+        self.repo.find_subscription(workspace, id).await?.ok_or_else(|| Error::not_found("webhook"))?;
+        let cursors = Cursors::new(&self.crypto, format!("webhook-deliveries/{id}"));
+        let request = cursors.request(limit, cursor)?;
+        let rows = self.repo.list_deliveries(id, &request).await?;
+        Ok(cursors.page(&request, rows, |d| PageKey { position: d.position }))
+    }
+}

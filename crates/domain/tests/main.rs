@@ -1,0 +1,16 @@
+//! The domain's services over the in-memory adapters of `pulse-testing`, a settable clock and
+//! fakes: one module per aggregate, sharing the fixtures in `common`.
+
+mod analysis;
+mod apps;
+mod campaigns;
+mod common;
+mod idempotency;
+mod layout;
+mod paging;
+mod quota;
+mod results;
+mod sessions;
+mod store_rules;
+mod tenancy;
+mod webhooks;

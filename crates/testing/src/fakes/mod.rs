@@ -1,0 +1,14 @@
+//! Fakes of the ports whose real adapters are slow, secret or outside: crypto, the webhook
+//! transport, the survey generator, launch-token signing and the analyzer.
+
+mod analyzer;
+mod crypto;
+mod generator;
+mod tokens;
+mod transport;
+
+pub use analyzer::FakeAnalyzer;
+pub use crypto::TestCrypto;
+pub use generator::FakeGenerator;
+pub use tokens::{FakeTokens, SERVER_SECRET, fake_token};
+pub use transport::RecordingTransport;

@@ -1,0 +1,11 @@
+//! Test support for Pulse, for this workspace and other teams' crates (a dev-dependency only):
+//!
+//! - [`memory`]: in-memory adapters of every repository port, laid out like `pulse-postgres`;
+//! - [`fakes`]: crypto, webhook transport, survey generator, launch tokens and analyzer;
+//! - [`contract`]: one suite per port, run against the in-memory adapters here and against
+//!   PostgreSQL in `pulse-postgres`, so the two cannot drift apart.
+
+pub mod fakes;
+pub mod memory;
+
+pub use memory::MemoryStore;

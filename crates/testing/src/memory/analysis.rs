@@ -1,0 +1,188 @@
+//! Analysis jobs, their outcomes and the results' input in memory.
+use super::*;
+use pulse_domain::analysis::models::AnalysisJob;
+use pulse_domain::analysis::models::AnalysisRecord;
+use pulse_domain::analysis::models::Rejection;
+use pulse_domain::analysis::models::SessionInput;
+use pulse_domain::analysis::ports::AnalysisRepository;
+use pulse_domain::error::Result;
+use pulse_domain::ids::{CampaignId, SessionId, WorkspaceId};
+use pulse_domain::results::models::AnalyzedAnswer;
+use pulse_domain::results::models::AnalyzedSession;
+use pulse_domain::results::models::ResultsInput;
+use pulse_domain::results::models::Segment;
+use pulse_domain::sessions::models::SessionFacts;
+use pulse_domain::sessions::models::SessionStatus;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+impl AnalysisRepository for MemoryStore {
+    async fn claim_analyses(
+        &self,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<AnalysisJob>> {
+        let mut state = self.state();
+        let mut due: Vec<(OffsetDateTime, SessionId)> = state
+            .analysis_jobs
+            .iter()
+            .filter_map(|(id, job)| job.due_at.filter(|at| *at <= now).map(|at| (at, *id)))
+            .collect();
+        due.sort();
+        let mut claimed = Vec::new();
+        for (_, session) in due.into_iter().take(limit as usize) {
+            if let Some(job) = state.analysis_jobs.get_mut(&session) {
+                let token = Uuid::new_v4();
+                job.claim = Some(token);
+                job.due_at = Some(lease_until);
+                claimed.push(AnalysisJob { session, claim_token: token, attempts: job.attempts });
+            }
+        }
+        Ok(claimed)
+    }
+
+    async fn analysis_input(&self, session: SessionId) -> Result<Option<SessionInput>> {
+        let state = self.state();
+        let Some(row) = state.sessions.get(&session) else { return Ok(None) };
+        let Some(campaign) = state.campaigns.get(&row.session.campaign_id) else { return Ok(None) };
+        let (Some(completed_at), SessionStatus::Completed) = (row.completed_at, row.status) else { return Ok(None) };
+        let attribution = row.session.attribution;
+        let (device_id, user_id) = SessionFacts::proven(
+            attribution.map(|a| a.device_id),
+            attribution.and_then(|a| a.user_id),
+            attribution.map(|a| a.identity),
+        );
+        Ok(Some(SessionInput {
+            facts: SessionFacts {
+                session,
+                campaign: campaign.id,
+                workspace: campaign.workspace_id,
+                public_ref: campaign.code.clone(),
+                app_install_id: attribution.and_then(|a| a.install_id),
+                device_id,
+                user_id,
+            },
+            language: row.session.language.clone(),
+            started_at: row.session.started_at,
+            completed_at,
+            answered: row.answered(),
+            total: row.session.total_questions,
+            exchanges: row.exchanges,
+            answers: row.answers.clone(),
+            earlier: state.analyses.get(&session).map(|a| a.results.clone()).unwrap_or_default(),
+            announced: state.analyses.contains_key(&session),
+        }))
+    }
+
+    async fn record_analysis(&self, claim_token: Uuid, record: &AnalysisRecord) -> Result<Option<Option<Rejection>>> {
+        let mut state = self.state();
+        if state.analysis_jobs.get(&record.session).and_then(|j| j.claim) != Some(claim_token) {
+            return Ok(None);
+        }
+        let accepted_elsewhere = state
+            .analyses
+            .iter()
+            .filter(|(id, a)| **id != record.session && a.rejection.is_none())
+            .filter(|(id, _)| state.sessions.get(id).is_some_and(|s| s.session.campaign_id == record.campaign))
+            .count() as u64;
+        let rejection = record.verdict.rejection.or_else(|| {
+            record.max_responses.filter(|max| accepted_elsewhere >= u64::from(*max)).map(|_| Rejection::OverCapacity)
+        });
+        state.analyses.insert(
+            record.session,
+            AnalysisRow { verdict: record.verdict, rejection, results: record.results.clone() },
+        );
+        if let Some(event) = &record.event {
+            state.emit(event.clone());
+        }
+        if let Some(job) = state.analysis_jobs.get_mut(&record.session) {
+            job.due_at = None;
+            job.claim = None;
+        }
+        Ok(Some(rejection))
+    }
+
+    async fn release_analysis(&self, session: SessionId, claim_token: Uuid, retry_at: OffsetDateTime) -> Result<()> {
+        let mut state = self.state();
+        if let Some(job) = state.analysis_jobs.get_mut(&session).filter(|j| j.claim == Some(claim_token)) {
+            job.claim = None;
+            job.due_at = Some(retry_at);
+            job.attempts += 1;
+        }
+        Ok(())
+    }
+
+    async fn requeue_analyses(&self, campaign: CampaignId, now: OffsetDateTime) -> Result<Option<u64>> {
+        let mut state = self.state();
+        if !state.campaigns.contains_key(&campaign) {
+            return Ok(None);
+        }
+        let mut queued = 0;
+        for job in state.analysis_jobs.values_mut().filter(|j| j.campaign == campaign) {
+            job.due_at = Some(now);
+            job.claim = None;
+            queued += 1;
+        }
+        Ok(Some(queued))
+    }
+
+    async fn results_input(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        with_texts: bool,
+    ) -> Result<Option<ResultsInput>> {
+        let state = self.state();
+        let Some(found) = state.campaigns.get(&campaign).filter(|c| c.workspace_id == workspace) else {
+            return Ok(None);
+        };
+        let overview = state.overview(found)?;
+        let mut sessions = Vec::new();
+        let mut pending = 0;
+        for row in state.sessions.values().filter(|s| s.session.campaign_id == campaign) {
+            if row.status != SessionStatus::Completed {
+                continue;
+            }
+            let Some(analysis) = state.analyses.get(&row.session.id) else {
+                pending += 1;
+                continue;
+            };
+            let device = row
+                .session
+                .attribution
+                .and_then(|a| state.devices.iter().find(|d| d.id == a.device_id))
+                .map(|d| &d.app);
+            let answers = row
+                .answers
+                .iter()
+                .map(|answer| {
+                    let text = if with_texts { answer.text_sealed.clone() } else { None };
+                    AnalyzedAnswer::new(answer.question_id.clone(), answer.rating, text, &analysis.results)
+                })
+                .collect();
+            sessions.push(AnalyzedSession {
+                session: row.session.id,
+                rejection: analysis.rejection,
+                duration_secs: analysis.verdict.duration_secs,
+                coverage: analysis.verdict.coverage,
+                segment: Segment::of_session(
+                    &row.session.context,
+                    row.session.tags.clone(),
+                    device.map(|d| d.platform.as_str()),
+                    device.map(|d| d.app_version.as_str()),
+                ),
+                answers,
+            });
+        }
+        // A stable order, so results do not depend on the map's.
+        sessions.sort_by_key(|s| s.session);
+        Ok(Some(ResultsInput {
+            campaign: overview.campaign,
+            survey: overview.survey,
+            counts: overview.counts,
+            pending,
+            sessions,
+        }))
+    }
+}

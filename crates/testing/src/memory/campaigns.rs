@@ -1,0 +1,257 @@
+//! Surveys, campaigns, respondents, launch links and launch keys in memory.
+use super::*;
+use pulse_domain::campaigns::models::AudienceMode;
+use pulse_domain::campaigns::models::Campaign;
+use pulse_domain::campaigns::models::CampaignOverview;
+use pulse_domain::campaigns::models::CampaignStatus;
+use pulse_domain::campaigns::models::LAUNCH_KEY_SLOTS;
+use pulse_domain::campaigns::models::LaunchContext;
+use pulse_domain::campaigns::models::LaunchKey;
+use pulse_domain::campaigns::models::LaunchLink;
+use pulse_domain::campaigns::models::NewRespondent;
+use pulse_domain::campaigns::models::RowOutcome;
+use pulse_domain::campaigns::models::Survey;
+use pulse_domain::campaigns::models::UpsertedRespondent;
+use pulse_domain::campaigns::ports::CampaignRepository;
+use pulse_domain::campaigns::ports::LaunchRepository;
+use pulse_domain::error::{Error, ErrorCode, Result};
+use pulse_domain::ids::{BusinessId, CampaignId, LaunchKeyId, LaunchLinkId, SurveyId, WorkspaceId};
+use time::OffsetDateTime;
+
+impl CampaignRepository for MemoryStore {
+    async fn create_campaign(&self, survey: Option<&Survey>, campaign: &Campaign) -> Result<()> {
+        let mut state = self.state();
+        if state.campaigns.values().any(|c| c.code == campaign.code) {
+            return Err(Error::refused(ErrorCode::Conflict, "campaign code taken"));
+        }
+        // What foreign keys and primary keys enforce in a database: checked before anything is
+        // written, so a refused call changes nothing.
+        if state.campaigns.contains_key(&campaign.id) {
+            return Err(Error::internal(format!("campaign {} exists already", campaign.id)));
+        }
+        if !state.workspaces.iter().any(|w| w.id == campaign.workspace_id) {
+            return Err(Error::internal(format!("workspace {} does not exist", campaign.workspace_id)));
+        }
+        match survey {
+            Some(survey) => {
+                if survey.id != campaign.survey_id || survey.workspace_id != campaign.workspace_id {
+                    return Err(Error::internal("the new survey does not belong to the campaign"));
+                }
+                if state.surveys.contains_key(&survey.id) {
+                    return Err(Error::internal(format!("survey {} exists already", survey.id)));
+                }
+            }
+            None if !state.surveys.contains_key(&campaign.survey_id) => {
+                return Err(Error::internal(format!("survey {} does not exist", campaign.survey_id)));
+            }
+            None => {}
+        }
+        if let Some(survey) = survey {
+            state.surveys.insert(survey.id, survey.clone());
+        }
+        state.campaigns.insert(campaign.id, campaign.clone());
+        Ok(())
+    }
+
+    async fn find_survey(&self, workspace: WorkspaceId, id: SurveyId) -> Result<Option<Survey>> {
+        Ok(self.state().surveys.get(&id).filter(|s| s.workspace_id == workspace).cloned())
+    }
+
+    async fn campaign_overview(&self, workspace: WorkspaceId, id: CampaignId) -> Result<Option<CampaignOverview>> {
+        let state = self.state();
+        state.campaigns.get(&id).filter(|c| c.workspace_id == workspace).map(|c| state.overview(c)).transpose()
+    }
+
+    async fn find_campaign_by_code(&self, code: &str) -> Result<Option<(Campaign, Survey)>> {
+        let state = self.state();
+        state.campaigns.values().find(|c| c.code == code).map(|c| Ok((c.clone(), state.survey_of(c)?))).transpose()
+    }
+
+    async fn find_campaign_in_business(&self, business: BusinessId, id: CampaignId) -> Result<Option<Campaign>> {
+        let state = self.state();
+        Ok(state
+            .campaigns
+            .get(&id)
+            .filter(|c| state.workspaces.iter().any(|w| w.id == c.workspace_id && w.business_id == business))
+            .cloned())
+    }
+
+    async fn activate_campaign(&self, id: CampaignId, at: OffsetDateTime) -> Result<Campaign> {
+        let mut state = self.state();
+        let campaign = state.campaigns.get_mut(&id).ok_or_else(|| Error::not_found("campaign"))?;
+        if campaign.status == CampaignStatus::Draft {
+            campaign.status = CampaignStatus::Active;
+            campaign.launched_at = Some(at);
+        }
+        Ok(campaign.clone())
+    }
+
+    async fn upsert_respondents(
+        &self,
+        campaign: CampaignId,
+        rows: &[NewRespondent],
+    ) -> Result<Vec<UpsertedRespondent>> {
+        let mut state = self.state();
+        if !state.campaigns.contains_key(&campaign) {
+            return Err(Error::internal(format!("campaign {campaign} does not exist")));
+        }
+        let mut upserted = Vec::with_capacity(rows.len());
+        for row in rows {
+            let existing =
+                state.respondents.iter().position(|r| r.campaign_id == campaign && r.external_ref == row.external_ref);
+            if let Some(index) = existing {
+                let stored = &mut state.respondents[index];
+                stored.name_sealed.clone_from(&row.name_sealed);
+                stored.email_sealed.clone_from(&row.email_sealed);
+                stored.phone_sealed.clone_from(&row.phone_sealed);
+                let stored = stored.clone();
+                let responded =
+                    state.sessions.values().any(|s| s.session.launch_link_id == Some(stored.invitation_link));
+                upserted.push(UpsertedRespondent {
+                    id: stored.id,
+                    outcome: RowOutcome::Updated,
+                    invitation_sealed: stored.invitation_sealed,
+                    responded,
+                });
+            } else {
+                let link = LaunchLink {
+                    id: LaunchLinkId::new_random(),
+                    campaign_id: campaign,
+                    nonce_digest: Some(row.invitation_digest.clone()),
+                    respondent_id: Some(row.id),
+                    language: None,
+                    external_user_digest: None,
+                    context: LaunchContext::default(),
+                    expires_at: None,
+                    spent_at: None,
+                    created_at: row.at,
+                };
+                state.respondents.push(RespondentRow {
+                    id: row.id,
+                    campaign_id: campaign,
+                    external_ref: row.external_ref.clone(),
+                    name_sealed: row.name_sealed.clone(),
+                    email_sealed: row.email_sealed.clone(),
+                    phone_sealed: row.phone_sealed.clone(),
+                    invitation_sealed: row.invitation_sealed.clone(),
+                    invitation_link: link.id,
+                });
+                state.launch_links.insert(link.id, link);
+                upserted.push(UpsertedRespondent {
+                    id: row.id,
+                    outcome: RowOutcome::Created,
+                    invitation_sealed: row.invitation_sealed.clone(),
+                    responded: false,
+                });
+            }
+        }
+        if let Some(c) = state.campaigns.get_mut(&campaign)
+            && c.status == CampaignStatus::Draft
+            && !rows.is_empty()
+        {
+            c.audience = AudienceMode::Closed;
+        }
+        Ok(upserted)
+    }
+}
+
+impl LaunchRepository for MemoryStore {
+    async fn active_launch_keys(&self, campaign: CampaignId) -> Result<Vec<LaunchKey>> {
+        let mut keys: Vec<LaunchKey> = self
+            .state()
+            .launch_keys
+            .iter()
+            .filter(|k| k.campaign_id == campaign && k.revoked_at.is_none())
+            .cloned()
+            .collect();
+        keys.sort_by_key(|k| k.slot);
+        Ok(keys)
+    }
+
+    async fn find_launch_key(&self, campaign: CampaignId, id: LaunchKeyId) -> Result<Option<LaunchKey>> {
+        Ok(self
+            .state()
+            .launch_keys
+            .iter()
+            .find(|k| k.id == id && k.campaign_id == campaign && k.revoked_at.is_none())
+            .cloned())
+    }
+
+    async fn insert_launch_key(&self, key: &LaunchKey) -> Result<LaunchKey> {
+        let mut state = self.state();
+        if !state.campaigns.contains_key(&key.campaign_id) {
+            return Err(Error::internal(format!("campaign {} does not exist", key.campaign_id)));
+        }
+        if state.launch_keys.iter().any(|k| k.id == key.id) {
+            return Err(Error::internal(format!("launch key {} exists already", key.id)));
+        }
+        let taken = |slot: u8| {
+            state
+                .launch_keys
+                .iter()
+                .any(|k| k.campaign_id == key.campaign_id && k.revoked_at.is_none() && k.slot == slot)
+        };
+        let Some(slot) = (1..=LAUNCH_KEY_SLOTS).find(|s| !taken(*s)) else {
+            return Err(Error::refused(
+                ErrorCode::LaunchKeySlotsFull,
+                "every launch-key slot holds an active key; revoke one first",
+            ));
+        };
+        let stored = LaunchKey { slot, ..key.clone() };
+        state.launch_keys.push(stored.clone());
+        Ok(stored)
+    }
+
+    async fn revoke_launch_key(&self, campaign: CampaignId, id: LaunchKeyId, at: OffsetDateTime) -> Result<bool> {
+        Ok(self
+            .state()
+            .launch_keys
+            .iter_mut()
+            .find(|k| k.id == id && k.campaign_id == campaign && k.revoked_at.is_none())
+            .map(|k| k.revoked_at = Some(at))
+            .is_some())
+    }
+
+    async fn set_require_signed(&self, campaign: CampaignId, required: bool) -> Result<()> {
+        if let Some(c) = self.state().campaigns.get_mut(&campaign) {
+            c.require_signed = required;
+        }
+        Ok(())
+    }
+
+    async fn insert_launch_link(&self, link: &LaunchLink) -> Result<()> {
+        let mut state = self.state();
+        if !state.campaigns.contains_key(&link.campaign_id) {
+            return Err(Error::internal(format!("campaign {} does not exist", link.campaign_id)));
+        }
+        if state.launch_links.contains_key(&link.id) {
+            return Err(Error::internal(format!("launch link {} exists already", link.id)));
+        }
+        state.launch_links.insert(link.id, link.clone());
+        Ok(())
+    }
+
+    async fn find_launch_link(&self, campaign: CampaignId, id: LaunchLinkId) -> Result<Option<LaunchLink>> {
+        Ok(self.state().launch_links.get(&id).filter(|l| l.campaign_id == campaign).cloned())
+    }
+
+    async fn find_link_by_nonce(&self, campaign: CampaignId, nonce_digest: &[u8]) -> Result<Option<LaunchLink>> {
+        Ok(self
+            .state()
+            .launch_links
+            .values()
+            .find(|l| l.campaign_id == campaign && l.nonce_digest.as_deref() == Some(nonce_digest))
+            .cloned())
+    }
+
+    async fn token_spent(&self, campaign: CampaignId, jti: &str) -> Result<bool> {
+        Ok(self.state().spent_tokens.contains_key(&(campaign, jti.to_owned())))
+    }
+
+    async fn purge_spent_tokens(&self, before: OffsetDateTime) -> Result<u64> {
+        let mut state = self.state();
+        let len = state.spent_tokens.len();
+        state.spent_tokens.retain(|_, expires_at| *expires_at >= before);
+        Ok((len - state.spent_tokens.len()) as u64)
+    }
+}

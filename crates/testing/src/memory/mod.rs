@@ -1,0 +1,256 @@
+//! In-memory adapters of every port, for domain tests here and in other teams' crates. They keep
+//! the contracts of the ports (constraints, atomicity) but nothing survives the process, and
+//! [`crate::fakes::TestCrypto`] is deliberately not secure.
+
+mod analysis;
+mod apps;
+mod campaigns;
+mod idempotency;
+mod quota;
+mod sessions;
+mod tenancy;
+mod webhooks;
+
+use pulse_domain::analysis::models::Rejection;
+use pulse_domain::analysis::models::StepResult;
+use pulse_domain::analysis::models::Verdict;
+use pulse_domain::apps::models::Activity;
+use pulse_domain::apps::models::AppFacts;
+use pulse_domain::apps::models::DeviceStatus;
+use pulse_domain::apps::models::Identity;
+use pulse_domain::campaigns::models::Campaign;
+use pulse_domain::campaigns::models::CampaignCounts;
+use pulse_domain::campaigns::models::CampaignOverview;
+use pulse_domain::campaigns::models::LaunchKey;
+use pulse_domain::campaigns::models::LaunchLink;
+use pulse_domain::campaigns::models::Survey;
+use pulse_domain::error::{Error, Result};
+use pulse_domain::ids::{
+    AppInstallId, AppUserId, BusinessId, CampaignId, DeviceId, EventId, LaunchLinkId, RespondentId, SessionId,
+    SurveyId, WebhookId, WorkspaceId,
+};
+use pulse_domain::quota::models::QuotaFamily;
+use pulse_domain::sessions::models::NewSession;
+use pulse_domain::sessions::models::Progress;
+use pulse_domain::sessions::models::SessionRecord;
+use pulse_domain::sessions::models::SessionStatus;
+use pulse_domain::sessions::models::StoredAnswer;
+use pulse_domain::shared::health::HealthCheck;
+use pulse_domain::tenancy::models::ApiKeyRecord;
+use pulse_domain::tenancy::models::Business;
+use pulse_domain::tenancy::models::Workspace;
+use pulse_domain::webhooks::models::DeliveryView;
+use pulse_domain::webhooks::models::NewEvent;
+use pulse_domain::webhooks::models::Subscription;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+#[derive(Clone, Debug)]
+struct IdempotencyRecord {
+    token: Uuid,
+    fingerprint: Vec<u8>,
+    response: Option<(u16, Vec<u8>)>,
+    created_at: OffsetDateTime,
+    locked_at: OffsetDateTime,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    businesses: HashMap<BusinessId, Business>,
+    keys: HashMap<String, ApiKeyRecord>,
+    workspaces: Vec<Workspace>,
+    idempotency: HashMap<(String, String), IdempotencyRecord>,
+    quota_windows: HashMap<(String, QuotaFamily, OffsetDateTime), u32>,
+    surveys: HashMap<SurveyId, Survey>,
+    campaigns: HashMap<CampaignId, Campaign>,
+    respondents: Vec<RespondentRow>,
+    launch_keys: Vec<LaunchKey>,
+    launch_links: HashMap<LaunchLinkId, LaunchLink>,
+    /// `(campaign, jti)` of partner tokens that started a session, with the token's expiry.
+    spent_tokens: HashMap<(CampaignId, String), OffsetDateTime>,
+    sessions: HashMap<SessionId, SessionRow>,
+    devices: Vec<DeviceRow>,
+    installs: Vec<InstallRow>,
+    app_users: HashMap<AppUserId, AppUserRow>,
+    /// The last list position handed to a device, an install or a delivery.
+    last_position: i64,
+    webhooks: Vec<WebhookRow>,
+    events: HashMap<EventId, NewEvent>,
+    deliveries: Vec<DeliveryRow>,
+    analysis_jobs: HashMap<SessionId, AnalysisJobRow>,
+    analyses: HashMap<SessionId, AnalysisRow>,
+}
+
+#[derive(Clone, Debug)]
+struct AnalysisJobRow {
+    campaign: CampaignId,
+    /// `None` once done.
+    due_at: Option<OffsetDateTime>,
+    claim: Option<Uuid>,
+    attempts: u32,
+}
+
+#[derive(Clone, Debug)]
+struct AnalysisRow {
+    verdict: Verdict,
+    rejection: Option<Rejection>,
+    results: Vec<StepResult>,
+}
+
+#[derive(Clone, Debug)]
+struct WebhookRow {
+    subscription: Subscription,
+    secret_sealed: Vec<u8>,
+    dead_in_a_row: u32,
+}
+
+#[derive(Clone, Debug)]
+struct DeliveryRow {
+    view: DeliveryView,
+    subscription: WebhookId,
+    claim: Option<Uuid>,
+}
+
+#[derive(Clone, Debug)]
+struct DeviceRow {
+    position: i64,
+    id: DeviceId,
+    workspace_id: WorkspaceId,
+    vendor_digest: Option<Vec<u8>>,
+    app: AppFacts,
+    status: DeviceStatus,
+    refresh_digest: Vec<u8>,
+    refresh_expires_at: OffsetDateTime,
+    user_id: Option<AppUserId>,
+    identity: Identity,
+    latest_install: AppInstallId,
+    activity: Activity,
+    heartbeat_tat: Option<OffsetDateTime>,
+}
+
+#[derive(Clone, Debug)]
+struct InstallRow {
+    position: i64,
+    id: AppInstallId,
+    campaign_id: CampaignId,
+    device_id: DeviceId,
+    app: AppFacts,
+    activity: Activity,
+    heartbeat_tat: Option<OffsetDateTime>,
+}
+
+#[derive(Clone, Debug)]
+struct AppUserRow {
+    workspace_id: WorkspaceId,
+    has_external_id: bool,
+    email_sealed: Option<Vec<u8>>,
+    phone_sealed: Option<Vec<u8>>,
+    verified: bool,
+}
+
+/// A respondent as stored: contact details sealed, and the id of its invitation link.
+#[derive(Clone, Debug)]
+struct RespondentRow {
+    id: RespondentId,
+    campaign_id: CampaignId,
+    external_ref: String,
+    name_sealed: Option<Vec<u8>>,
+    email_sealed: Option<Vec<u8>>,
+    phone_sealed: Option<Vec<u8>>,
+    invitation_sealed: Vec<u8>,
+    invitation_link: LaunchLinkId,
+}
+
+#[derive(Clone, Debug)]
+struct SessionRow {
+    session: NewSession,
+    status: SessionStatus,
+    completed_at: Option<OffsetDateTime>,
+    /// At most one answer per question id.
+    answers: Vec<StoredAnswer>,
+    exchanges: u32,
+}
+
+impl SessionRow {
+    fn answered(&self) -> u32 {
+        u32::try_from(self.answers.len()).unwrap_or(u32::MAX)
+    }
+
+    fn progress(&self) -> Progress {
+        Progress { status: self.status, answered: self.answered(), total: self.session.total_questions }
+    }
+
+    fn record(&self) -> SessionRecord {
+        SessionRecord {
+            id: self.session.id,
+            campaign_id: self.session.campaign_id,
+            token_digest: self.session.token_digest.clone(),
+            language: self.session.language.clone(),
+            status: self.status,
+            answered: self.answered(),
+            total: self.session.total_questions,
+            started_at: self.session.started_at,
+            completed_at: self.completed_at,
+            attribution: self.session.attribution,
+        }
+    }
+}
+
+impl State {
+    fn survey_of(&self, campaign: &Campaign) -> Result<Survey> {
+        self.surveys
+            .get(&campaign.survey_id)
+            .cloned()
+            .ok_or_else(|| Error::internal(format!("campaign {} has no survey", campaign.id)))
+    }
+
+    fn overview(&self, campaign: &Campaign) -> Result<CampaignOverview> {
+        let workspace_status = self
+            .workspaces
+            .iter()
+            .find(|w| w.id == campaign.workspace_id)
+            .map(|w| w.status)
+            .ok_or_else(|| Error::internal(format!("campaign {} has no workspace", campaign.id)))?;
+        let respondents = self.respondents.iter().filter(|r| r.campaign_id == campaign.id);
+        let sessions = self.sessions.values().filter(|s| s.session.campaign_id == campaign.id);
+        let responded = respondents
+            .clone()
+            .filter(|r| {
+                sessions.clone().any(|s| s.session.respondent_id == Some(r.id) && s.status == SessionStatus::Completed)
+            })
+            .count() as u64;
+        let counts = CampaignCounts {
+            responded,
+            invited: respondents.clone().count() as u64,
+            invited_with_email: respondents.clone().filter(|r| r.email_sealed.is_some()).count() as u64,
+            invited_with_phone: respondents.filter(|r| r.phone_sealed.is_some()).count() as u64,
+            started: sessions.clone().count() as u64,
+            completed: sessions.filter(|s| s.status == SessionStatus::Completed).count() as u64,
+        };
+        Ok(CampaignOverview { campaign: campaign.clone(), survey: self.survey_of(campaign)?, workspace_status, counts })
+    }
+
+    fn session_mut(&mut self, id: SessionId) -> Result<&mut SessionRow> {
+        self.sessions.get_mut(&id).ok_or_else(|| Error::not_found("session"))
+    }
+}
+
+/// One store for every repository port. Clones share the same data.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryStore {
+    state: Arc<Mutex<State>>,
+}
+
+impl MemoryStore {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl HealthCheck for MemoryStore {
+    async fn ping(&self) -> Result<()> {
+        Ok(())
+    }
+}
