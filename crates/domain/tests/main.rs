@@ -11,6 +11,5 @@ mod paging;
 mod quota;
 mod results;
 mod sessions;
-mod store_rules;
 mod tenancy;
 mod webhooks;

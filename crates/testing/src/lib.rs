@@ -5,6 +5,7 @@
 //! - [`contract`]: one suite per port, run against the in-memory adapters here and against
 //!   PostgreSQL in `pulse-postgres`, so the two cannot drift apart.
 
+pub mod contract;
 pub mod fakes;
 pub mod memory;
 

@@ -1,0 +1,223 @@
+//! The contract suite: what the services rely on from the repository ports, written once and run
+//! against every adapter. `pulse-testing` runs it on [`crate::MemoryStore`]; `pulse-postgres` runs
+//! it on `PgStore` over a fresh database per case. A rule kept in SQL and again in memory is
+//! tested here, on both, so the two cannot drift apart.
+//!
+//! An adapter's test target runs every case with [`contract_suite!`](crate::contract_suite),
+//! naming an async function that makes a fresh, empty store (and whatever must outlive it).
+
+pub mod campaigns;
+pub mod idempotency;
+pub mod quota;
+pub mod sessions;
+pub mod tenancy;
+
+use pulse_domain::analysis::ports::AnalysisRepository;
+use pulse_domain::apps::ports::AppRepository;
+use pulse_domain::campaigns::models::{BriefInput, CampaignOverview, LaunchInput, ProvisionInput};
+use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository};
+use pulse_domain::campaigns::service::{Campaigns, LaunchKeys};
+use pulse_domain::idempotency::ports::IdempotencyStore;
+use pulse_domain::ids::{BusinessId, WorkspaceId};
+use pulse_domain::quota::ports::QuotaCounter;
+use pulse_domain::sessions::models::{StartInput, StartOutcome, StartedSession, Visit};
+use pulse_domain::sessions::ports::SessionStore;
+use pulse_domain::sessions::service::Respondents;
+use pulse_domain::shared::clock::SettableClock;
+use pulse_domain::tenancy::models::{Principal, WorkspaceInput};
+use pulse_domain::tenancy::ports::TenancyRepository;
+use pulse_domain::tenancy::service::{Admin, KeyRequest, Tenancy};
+use pulse_domain::webhooks::ports::WebhookRepository;
+use secrecy::ExposeSecret;
+use time::macros::datetime;
+
+use crate::fakes::{FakeGenerator, FakeTokens, TestCrypto};
+
+/// Every repository port: what an adapter under contract implements.
+pub trait Store:
+    TenancyRepository
+    + IdempotencyStore
+    + QuotaCounter
+    + CampaignRepository
+    + LaunchRepository
+    + SessionStore
+    + AppRepository
+    + WebhookRepository
+    + AnalysisRepository
+    + Clone
+{
+}
+
+impl<T> Store for T where
+    T: TenancyRepository
+        + IdempotencyStore
+        + QuotaCounter
+        + CampaignRepository
+        + LaunchRepository
+        + SessionStore
+        + AppRepository
+        + WebhookRepository
+        + AnalysisRepository
+        + Clone
+{
+}
+
+/// The services over one store, a settable clock and the fakes: cases set the scene through the
+/// services and then hold the store to its promises.
+pub struct World<S> {
+    pub store: S,
+    pub clock: SettableClock,
+    pub crypto: TestCrypto,
+    pub admin: Admin<S, TestCrypto, SettableClock>,
+    pub tenancy: Tenancy<S, TestCrypto, SettableClock>,
+    pub campaigns: Campaigns<S, FakeGenerator, TestCrypto, SettableClock, FakeTokens>,
+    pub respondents: Respondents<S, TestCrypto, SettableClock, FakeTokens>,
+    pub keys: LaunchKeys<S, TestCrypto, SettableClock>,
+}
+
+/// A business with one approved workspace and a key reaching it.
+pub struct Partner {
+    pub principal: Principal,
+    pub workspace: WorkspaceId,
+    pub business: BusinessId,
+}
+
+const SCOPES: [&str; 4] = ["channel:provision", "channel:audience", "sessions:launch", "channel:workspaces"];
+
+impl<S: Store> World<S> {
+    pub fn new(store: S) -> Self {
+        let crypto = TestCrypto::default();
+        // Microseconds, as PostgreSQL keeps them: a time written reads back equal.
+        let clock = SettableClock::new(datetime!(2026-01-01 10:00 UTC));
+        Self {
+            admin: Admin::new(store.clone(), crypto.clone(), clock.clone()),
+            tenancy: Tenancy::new(store.clone(), crypto.clone(), clock.clone(), 3),
+            campaigns: Campaigns::new(
+                store.clone(),
+                FakeGenerator,
+                crypto.clone(),
+                clock.clone(),
+                FakeTokens,
+                "https://survey.example",
+            ),
+            respondents: Respondents::new(store.clone(), crypto.clone(), clock.clone(), FakeTokens),
+            keys: LaunchKeys::new(store.clone(), crypto.clone(), clock.clone()),
+            store,
+            clock,
+            crypto,
+        }
+    }
+
+    /// # Panics
+    /// When the services refuse what a fresh store must accept.
+    pub async fn partner(&self, name: &str) -> Partner {
+        let business = self.admin.create_business(name).await.expect("business");
+        let request = KeyRequest {
+            business_id: Some(business.id),
+            scopes: SCOPES.iter().map(|s| (*s).to_owned()).collect(),
+            ..KeyRequest::default()
+        };
+        let issued = self.admin.create_key(request).await.expect("key");
+        let principal = self.tenancy.authenticate(Some(issued.key.expose_secret())).await.expect("principal");
+        let input =
+            WorkspaceInput { external_ref: "client-1".into(), name: "Client".into(), ..WorkspaceInput::default() };
+        let (workspace, _) = self.tenancy.create_workspace(&principal, &input).await.expect("workspace");
+        self.admin.approve_workspace(workspace.id).await.expect("approved");
+        let principal = self.tenancy.authenticate(Some(issued.key.expose_secret())).await.expect("principal");
+        Partner { principal, workspace: workspace.id, business: business.id }
+    }
+
+    /// A launched open campaign of `partner`.
+    ///
+    /// # Panics
+    /// When provisioning or launching is refused.
+    pub async fn open_campaign(&self, partner: &Partner) -> CampaignOverview {
+        let input = ProvisionInput {
+            brief: Some(BriefInput {
+                intent_text: "How was the delivery today?".into(),
+                question_count: Some(2),
+                languages: Some(vec!["en".into()]),
+                ..BriefInput::default()
+            }),
+            ..ProvisionInput::default()
+        };
+        let draft = self.campaigns.provision(&partner.principal, None, input).await.expect("provisioned");
+        self.campaigns.launch(&partner.principal, None, draft.campaign.id).await.expect("launched")
+    }
+
+    /// The `lt` token of a freshly minted link to `campaign`.
+    ///
+    /// # Panics
+    /// When minting is refused.
+    pub async fn minted_token(&self, partner: &Partner, campaign: &CampaignOverview) -> String {
+        let input = LaunchInput {
+            campaign_id: campaign.campaign.id,
+            external_user_ref: None,
+            language: None,
+            device: None,
+            attributes: None,
+        };
+        let link = self.campaigns.mint_link(&partner.principal, None, input).await.expect("minted");
+        let (_, rest) = link.url.split_once("?lt=").expect("an lt link");
+        rest.split('&').next().expect("a token").to_owned()
+    }
+
+    /// Starts a session with consent and `launch_token`.
+    ///
+    /// # Errors
+    /// As the respondents service refuses.
+    pub async fn start(&self, code: &str, launch_token: &str) -> pulse_domain::Result<StartedSession> {
+        let visit = Visit { launch_token: Some(launch_token.to_owned()), ..Visit::default() };
+        match self
+            .respondents
+            .start(code, StartInput { consent_given: Some(true), visit, ..StartInput::default() })
+            .await?
+        {
+            StartOutcome::Started(session) => Ok(session),
+            StartOutcome::NotStarted(why) => panic!("not started: {why:?}"),
+        }
+    }
+}
+
+/// Runs every case of the contract suite against the stores `$make` makes. `$make` names an async
+/// function returning `(guard, store)`: the guard (a test database, say) lives as long as the case.
+#[macro_export]
+macro_rules! contract_suite {
+    ($make:path) => {
+        $crate::contract_suite!(@cases $make;
+            tenancy {
+                a_key_is_found_by_its_prefix_and_a_revoked_key_stays_revoked,
+                one_reference_means_one_workspace_and_the_business_limit_holds,
+            }
+            idempotency {
+                a_claim_is_exclusive_until_completed_then_replays,
+                a_released_expired_or_stale_claim_is_taken_again,
+                only_the_claiming_request_completes_or_releases,
+            }
+            quota {
+                hits_count_per_subject_family_and_window,
+                old_windows_are_purged,
+            }
+            campaigns {
+                a_taken_code_is_refused_and_reads_stay_in_their_tenant,
+            }
+            sessions {
+                a_minted_link_starts_one_session,
+                spent_partner_tokens_are_forgotten_once_expired,
+            }
+        );
+    };
+    (@cases $make:path; $($module:ident { $($case:ident),* $(,)? })*) => {
+        $(
+            mod $module {
+                $(
+                    #[tokio::test]
+                    async fn $case() {
+                        let (_guard, store) = $make().await;
+                        $crate::contract::$module::$case(store).await;
+                    }
+                )*
+            }
+        )*
+    };
+}

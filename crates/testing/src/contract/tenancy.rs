@@ -1,0 +1,58 @@
+//! `TenancyRepository`: keys found by prefix, revocation, one workspace per reference, and the
+//! business's workspace limit.
+
+use pulse_domain::ErrorCode;
+use pulse_domain::ids::WorkspaceId;
+use pulse_domain::shared::clock::Clock;
+use pulse_domain::tenancy::models::{NewWorkspace, WorkspaceCreation, WorkspaceDetails, WorkspaceType, slug_for};
+use pulse_domain::tenancy::service::KeyRequest;
+
+use super::{Store, World};
+
+pub async fn a_key_is_found_by_its_prefix_and_a_revoked_key_stays_revoked<S: Store>(store: S) {
+    let w = World::new(store);
+    let business = w.admin.create_business("Acme").await.expect("business");
+    let request =
+        KeyRequest { business_id: Some(business.id), scopes: vec!["channel:results".into()], ..KeyRequest::default() };
+    let issued = w.admin.create_key(request).await.expect("key");
+    let found = w.store.find_api_key(&issued.prefix).await.expect("find").expect("the key");
+    assert_eq!((found.business_id, found.revoked_at), (Some(business.id), None));
+    assert!(w.store.find_api_key("unknown00").await.expect("find").is_none());
+
+    assert!(w.store.revoke_api_key(&issued.prefix, w.clock.now()).await.expect("revoke"));
+    let revoked = w.store.find_api_key(&issued.prefix).await.expect("find").expect("the key");
+    assert_eq!(revoked.revoked_at, Some(w.clock.now()));
+    assert!(!w.store.revoke_api_key("unknown00", w.clock.now()).await.expect("revoke"));
+}
+
+pub async fn one_reference_means_one_workspace_and_the_business_limit_holds<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let key = partner.principal.key_id;
+    let new = |reference: &str| {
+        let id = WorkspaceId::new_random();
+        NewWorkspace {
+            id,
+            business_id: partner.business,
+            slug: slug_for(reference, id),
+            details: WorkspaceDetails {
+                external_ref: reference.into(),
+                name: reference.into(),
+                kind: WorkspaceType::Company,
+                team: None,
+                location: None,
+            },
+            created_at: w.clock.now(),
+        }
+    };
+    match w.store.create_workspace(key, &new("client-1"), 3).await.expect("create") {
+        WorkspaceCreation::Existing(existing) => assert_eq!(existing.id, partner.workspace),
+        WorkspaceCreation::Created(_) => panic!("the reference already names a workspace"),
+    }
+    assert!(matches!(w.store.create_workspace(key, &new("client-2"), 3).await, Ok(WorkspaceCreation::Created(_))));
+    assert!(matches!(w.store.create_workspace(key, &new("client-3"), 3).await, Ok(WorkspaceCreation::Created(_))));
+    let refused = w.store.create_workspace(key, &new("client-4"), 3).await.expect_err("over the limit");
+    assert_eq!(refused.code(), ErrorCode::RateLimited);
+    let listed = w.store.list_workspaces(partner.business, &[partner.workspace]).await.expect("list");
+    assert_eq!(listed.len(), 1, "only the workspaces asked for");
+}
