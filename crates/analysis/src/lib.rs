@@ -28,9 +28,7 @@ mod themes;
 use std::future::{Future, ready};
 use std::sync::LazyLock;
 
-use pulse_domain::analysis::models::AnalyzerInfo;
-use pulse_domain::analysis::models::KeyPhrase;
-use pulse_domain::analysis::models::ModelInfo;
+use pulse_domain::analysis::models::{AnalyzerInfo, KeyPhrase, ModelInfo};
 use pulse_domain::analysis::ports::Analyzer;
 use pulse_domain::campaigns::models::LanguageTag;
 use pulse_domain::error::Result;

@@ -3,8 +3,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
-use pulse_domain::analysis::models::KeyPhrase;
-use pulse_domain::analysis::models::MAX_PHRASES_PER_ANSWER;
+use pulse_domain::analysis::models::{KeyPhrase, MAX_PHRASES_PER_ANSWER};
 use rust_stemmers::{Algorithm, Stemmer};
 
 /// Changes with every change of the extraction below; the crate versions are pinned in Cargo.toml.

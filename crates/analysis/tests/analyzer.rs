@@ -1,7 +1,6 @@
 use futures_executor::block_on;
 use pulse_analysis::LexiconAnalyzer;
-use pulse_domain::analysis::models::KeyPhrase;
-use pulse_domain::analysis::models::MAX_PHRASES_PER_ANSWER;
+use pulse_domain::analysis::models::{KeyPhrase, MAX_PHRASES_PER_ANSWER};
 use pulse_domain::analysis::ports::Analyzer;
 use pulse_domain::campaigns::models::LanguageTag;
 

@@ -8,13 +8,10 @@ use pulse_domain::ErrorCode;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::apps;
 use crate::channel::{campaigns, devices, identity, results, webhooks};
 use crate::error::{ErrorBody, status_of};
-use crate::health;
-use crate::page;
-use crate::public;
 use crate::studio::{app_installs, launch_keys};
+use crate::{apps, health, page, public};
 
 #[derive(OpenApi)]
 #[openapi(

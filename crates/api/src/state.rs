@@ -3,16 +3,13 @@ use std::net::IpAddr;
 use pulse_domain::analysis::ports::AnalysisRepository;
 use pulse_domain::apps::ports::AppRepository;
 use pulse_domain::apps::service::Apps;
-use pulse_domain::campaigns::ports::CampaignRepository;
-use pulse_domain::campaigns::ports::LaunchRepository;
-use pulse_domain::campaigns::ports::LaunchTokenCodec;
-use pulse_domain::campaigns::ports::SurveyGenerator;
-use pulse_domain::campaigns::service::Campaigns;
-use pulse_domain::campaigns::service::LaunchKeys;
+use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenCodec, SurveyGenerator};
+use pulse_domain::campaigns::service::{Campaigns, LaunchKeys};
 use pulse_domain::idempotency::ports::IdempotencyStore;
 use pulse_domain::idempotency::service::Idempotency;
 use pulse_domain::quota::ports::QuotaCounter;
 use pulse_domain::quota::service::Quotas;
+use pulse_domain::results::ports::ResultsRepository;
 use pulse_domain::results::service::Results;
 use pulse_domain::sessions::ports::SessionStore;
 use pulse_domain::sessions::service::Respondents;
@@ -22,8 +19,7 @@ use pulse_domain::shared::health::HealthCheck;
 use pulse_domain::studio::ports::StudioTokens;
 use pulse_domain::tenancy::ports::TenancyRepository;
 use pulse_domain::tenancy::service::Tenancy;
-use pulse_domain::webhooks::ports::WebhookRepository;
-use pulse_domain::webhooks::ports::WebhookTransport;
+use pulse_domain::webhooks::ports::{WebhookRepository, WebhookTransport};
 use pulse_domain::webhooks::service::Webhooks;
 
 /// The adapters a running service is built from. The server picks Postgres and the real crypto;
@@ -39,6 +35,7 @@ pub trait Platform: Send + Sync + 'static {
         + AppRepository
         + WebhookRepository
         + AnalysisRepository
+        + ResultsRepository
         + Clone;
     type Crypto: Crypto + Clone;
     type Clock: Clock + Clone;

@@ -1,8 +1,7 @@
 use std::collections::HashSet;
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
-use pulse_domain::campaigns::models::LaunchClaims;
-use pulse_domain::campaigns::models::SERVER_KID;
+use pulse_domain::campaigns::models::{LaunchClaims, SERVER_KID};
 use pulse_domain::campaigns::ports::LaunchTokenCodec;
 use pulse_domain::{Error, Result};
 use serde::{Deserialize, Serialize};

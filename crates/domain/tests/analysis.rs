@@ -3,10 +3,7 @@
 use crate::common::lab::*;
 use crate::common::*;
 use futures_executor::block_on;
-use pulse_domain::analysis::models::AnalysisOutcome;
-use pulse_domain::analysis::models::Rejection;
-use pulse_domain::analysis::models::judge;
-use pulse_domain::analysis::models::redact_contacts;
+use pulse_domain::analysis::models::{AnalysisOutcome, Rejection, judge, redact_contacts};
 use pulse_domain::analysis::service::Analysis;
 use pulse_domain::campaigns::models::QualityInput;
 use pulse_domain::error::ErrorCode;

@@ -2,13 +2,9 @@
 
 use crate::common::*;
 use futures_executor::block_on;
-use pulse_domain::apps::models::DeviceStatus;
-use pulse_domain::apps::models::HEARTBEAT_RATE;
-use pulse_domain::apps::models::HeartbeatInput;
-use pulse_domain::apps::models::Identity;
-use pulse_domain::apps::models::RegisterInput;
-use pulse_domain::apps::models::Registration;
-use pulse_domain::apps::models::UserInput;
+use pulse_domain::apps::models::{
+    DeviceStatus, HEARTBEAT_RATE, HeartbeatInput, Identity, RegisterInput, Registration, UserInput,
+};
 use pulse_domain::error::{ErrorCode, Result};
 use pulse_domain::sessions::models::StartInput;
 use pulse_testing::fakes::TestCrypto;

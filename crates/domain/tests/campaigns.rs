@@ -2,20 +2,14 @@
 
 use crate::common::*;
 use futures_executor::block_on;
-use pulse_domain::campaigns::models::AudienceMode;
-use pulse_domain::campaigns::models::CampaignCounts;
-use pulse_domain::campaigns::models::CampaignStatus;
-use pulse_domain::campaigns::models::DeliveryChannel;
-use pulse_domain::campaigns::models::DeliveryInput;
-use pulse_domain::campaigns::models::LINK_LIFETIME;
-use pulse_domain::campaigns::models::ProvisionInput;
-use pulse_domain::campaigns::models::QuestionKind;
-use pulse_domain::campaigns::models::RowOutcome;
+use pulse_domain::campaigns::models::{
+    AudienceMode, CampaignCounts, CampaignStatus, DeliveryChannel, DeliveryInput, LINK_LIFETIME, ProvisionInput,
+    QuestionKind, RowOutcome,
+};
 use pulse_domain::error::ErrorCode;
 use pulse_domain::ids::CampaignId;
 use pulse_domain::shared::clock::Clock;
-use pulse_domain::studio::models::PERMISSION_BUILD;
-use pulse_domain::studio::models::PERMISSION_VIEW;
+use pulse_domain::studio::models::{PERMISSION_BUILD, PERMISSION_VIEW};
 use time::Duration;
 
 // Provisioning and launch.

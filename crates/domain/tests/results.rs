@@ -3,14 +3,10 @@
 use crate::common::lab::*;
 use crate::common::*;
 use futures_executor::block_on;
-use pulse_domain::campaigns::models::LaunchInput;
-use pulse_domain::campaigns::models::QualityInput;
+use pulse_domain::campaigns::models::{LaunchInput, QualityInput};
 use pulse_domain::error::ErrorCode;
 use pulse_domain::ids::CampaignId;
-use pulse_domain::results::models::QuotesState;
-use pulse_domain::results::models::ResultsFilter;
-use pulse_domain::results::models::SentimentLabel;
-use pulse_domain::results::models::Suppression;
+use pulse_domain::results::models::{QuotesState, ResultsFilter, SentimentLabel, Suppression};
 use pulse_domain::tenancy::service::KeyRequest;
 use secrecy::ExposeSecret;
 use serde_json::json;

@@ -2,19 +2,13 @@
 
 use crate::common::*;
 use futures_executor::block_on;
-use pulse_domain::campaigns::models::LINK_LIFETIME;
-use pulse_domain::campaigns::models::RowOutcome;
+use pulse_domain::campaigns::models::{LINK_LIFETIME, RowOutcome};
 use pulse_domain::campaigns::ports::LaunchRepository;
 use pulse_domain::error::ErrorCode;
 use pulse_domain::ids::SessionId;
-use pulse_domain::sessions::models::AccessState;
-use pulse_domain::sessions::models::AnswerInput;
-use pulse_domain::sessions::models::NotStarted;
-use pulse_domain::sessions::models::Progress;
-use pulse_domain::sessions::models::SessionStatus;
-use pulse_domain::sessions::models::StartInput;
-use pulse_domain::sessions::models::StartOutcome;
-use pulse_domain::sessions::models::Visit;
+use pulse_domain::sessions::models::{
+    AccessState, AnswerInput, NotStarted, Progress, SessionStatus, StartInput, StartOutcome, Visit,
+};
 use pulse_domain::shared::clock::Clock;
 use secrecy::ExposeSecret;
 use serde_json::json;

@@ -4,12 +4,9 @@ use crate::common::*;
 use futures_executor::block_on;
 use pulse_domain::error::ErrorCode;
 use pulse_domain::shared::clock::Clock;
-use pulse_domain::webhooks::models::DISABLE_AFTER_DEAD;
-use pulse_domain::webhooks::models::DeliveryStatus;
-use pulse_domain::webhooks::models::PostOutcome;
-use pulse_domain::webhooks::models::SECRET_PREFIX;
-use pulse_domain::webhooks::models::SubscriptionInput;
-use pulse_domain::webhooks::models::SubscriptionPatch;
+use pulse_domain::webhooks::models::{
+    DISABLE_AFTER_DEAD, DeliveryStatus, PostOutcome, SECRET_PREFIX, SubscriptionInput, SubscriptionPatch,
+};
 use pulse_testing::fakes::TestCrypto;
 use serde_json::{Value, json};
 use time::Duration;

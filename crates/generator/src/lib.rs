@@ -31,11 +31,7 @@ mod topics;
 
 use std::collections::HashSet;
 
-use pulse_domain::campaigns::models::Brief;
-use pulse_domain::campaigns::models::GeneratedSurvey;
-use pulse_domain::campaigns::models::LanguageTag;
-use pulse_domain::campaigns::models::QuestionDraft;
-use pulse_domain::campaigns::models::QuestionKind;
+use pulse_domain::campaigns::models::{Brief, GeneratedSurvey, LanguageTag, QuestionDraft, QuestionKind};
 use pulse_domain::campaigns::ports::SurveyGenerator;
 use pulse_domain::error::{Error, Result};
 

@@ -7,24 +7,14 @@ use diesel::sql_types::{
 };
 use diesel::{OptionalExtension as _, QueryableByName, sql_query};
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
-use pulse_domain::analysis::models::AnalysisJob;
-use pulse_domain::analysis::models::AnalysisRecord;
-use pulse_domain::analysis::models::Rejection;
-use pulse_domain::analysis::models::SessionInput;
-use pulse_domain::analysis::models::Step;
-use pulse_domain::analysis::models::StepResult;
+use pulse_domain::analysis::models::{AnalysisJob, AnalysisRecord, Rejection, SessionInput, Step, StepResult};
 use pulse_domain::analysis::ports::AnalysisRepository;
 use pulse_domain::apps::models::Identity;
 use pulse_domain::campaigns::models::LanguageTag;
 use pulse_domain::campaigns::ports::CampaignRepository;
 use pulse_domain::ids::{AppInstallId, AppUserId, CampaignId, DeviceId, SessionId, WorkspaceId};
-use pulse_domain::results::models::AnalyzedAnswer;
-use pulse_domain::results::models::AnalyzedSession;
-use pulse_domain::results::models::ResultsInput;
-use pulse_domain::results::models::Segment;
-use pulse_domain::sessions::models::Completion;
-use pulse_domain::sessions::models::SessionFacts;
-use pulse_domain::sessions::models::StoredAnswer;
+use pulse_domain::results::models::{AnalyzedAnswer, AnalyzedSession, ResultsInput, Segment};
+use pulse_domain::sessions::models::{Completion, SessionFacts, StoredAnswer};
 use pulse_domain::{Error, Result};
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -33,6 +23,7 @@ use uuid::Uuid;
 use crate::error::from_diesel;
 use crate::store::{PgStore, TxError};
 use crate::webhooks::emit_events;
+use pulse_domain::results::ports::ResultsRepository;
 
 fn corrupt(what: &str) -> Error {
     Error::internal(format!("an analysis row has an unknown {what}"))
@@ -412,7 +403,9 @@ impl AnalysisRepository for PgStore {
             .map_err(from_diesel)?;
         Ok(Some(queued as u64))
     }
+}
 
+impl ResultsRepository for PgStore {
     async fn results_input(
         &self,
         workspace: WorkspaceId,

@@ -4,23 +4,11 @@
 use diesel::sql_types::{Array, BigInt, Bool, Bytea, Double, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
-use pulse_domain::apps::models::APP_SESSION_GAP;
-use pulse_domain::apps::models::Activity;
-use pulse_domain::apps::models::AppPlatform;
-use pulse_domain::apps::models::AppUserRecord;
-use pulse_domain::apps::models::Attribution;
-use pulse_domain::apps::models::AttributionKey;
-use pulse_domain::apps::models::BeatOutcome;
-use pulse_domain::apps::models::BeatRecord;
-use pulse_domain::apps::models::DeviceBeat;
-use pulse_domain::apps::models::DeviceRecord;
-use pulse_domain::apps::models::DeviceRegistration;
-use pulse_domain::apps::models::DeviceStatus;
-use pulse_domain::apps::models::DeviceView;
-use pulse_domain::apps::models::HeartbeatRate;
-use pulse_domain::apps::models::Identity;
-use pulse_domain::apps::models::InstallBeat;
-use pulse_domain::apps::models::InstallView;
+use pulse_domain::apps::models::{
+    APP_SESSION_GAP, Activity, AppPlatform, AppUserRecord, Attribution, AttributionKey, BeatOutcome, BeatRecord,
+    DeviceBeat, DeviceRecord, DeviceRegistration, DeviceStatus, DeviceView, HeartbeatRate, Identity, InstallBeat,
+    InstallView,
+};
 use pulse_domain::apps::ports::AppRepository;
 use pulse_domain::ids::{AppInstallId, AppUserId, CampaignId, DeviceId, WorkspaceId};
 use pulse_domain::shared::paging::PageRequest;

@@ -6,39 +6,20 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sql_types::{BigInt, Bool, Bytea, Nullable, Uuid as SqlUuid};
 use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
-use pulse_domain::apps::models::Attribution;
-use pulse_domain::apps::models::Identity;
-use pulse_domain::campaigns::models::AudienceMode;
-use pulse_domain::campaigns::models::Campaign;
-use pulse_domain::campaigns::models::CampaignCounts;
-use pulse_domain::campaigns::models::CampaignOverview;
-use pulse_domain::campaigns::models::CampaignStatus;
-use pulse_domain::campaigns::models::LAUNCH_KEY_SLOTS;
-use pulse_domain::campaigns::models::LanguageTag;
-use pulse_domain::campaigns::models::LaunchContext;
-use pulse_domain::campaigns::models::LaunchKey;
-use pulse_domain::campaigns::models::LaunchLink;
-use pulse_domain::campaigns::models::NewRespondent;
-use pulse_domain::campaigns::models::Question;
-use pulse_domain::campaigns::models::QuestionKind;
-use pulse_domain::campaigns::models::RowOutcome;
-use pulse_domain::campaigns::models::Survey;
-use pulse_domain::campaigns::models::UpsertedRespondent;
-use pulse_domain::campaigns::models::token_invalid;
-use pulse_domain::campaigns::ports::CampaignRepository;
-use pulse_domain::campaigns::ports::LaunchRepository;
+use pulse_domain::apps::models::{Attribution, Identity};
+use pulse_domain::campaigns::models::{
+    AudienceMode, Campaign, CampaignCounts, CampaignOverview, CampaignStatus, LAUNCH_KEY_SLOTS, LanguageTag,
+    LaunchContext, LaunchKey, LaunchLink, NewRespondent, Question, QuestionKind, RowOutcome, Survey,
+    UpsertedRespondent, token_invalid,
+};
+use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository};
 use pulse_domain::ids::{
     AppInstallId, AppUserId, BusinessId, CampaignId, DeviceId, LaunchKeyId, LaunchLinkId, RespondentId, SessionId,
     SurveyId, WorkspaceId,
 };
-use pulse_domain::sessions::models::Completion;
-use pulse_domain::sessions::models::NewSession;
-use pulse_domain::sessions::models::Progress;
-use pulse_domain::sessions::models::SessionRecord;
-use pulse_domain::sessions::models::SessionStatus;
-use pulse_domain::sessions::models::Spend;
-use pulse_domain::sessions::models::StoredAnswer;
-use pulse_domain::sessions::models::already_completed;
+use pulse_domain::sessions::models::{
+    Completion, NewSession, Progress, SessionRecord, SessionStatus, Spend, StoredAnswer, already_completed,
+};
 use pulse_domain::sessions::ports::SessionStore;
 use pulse_domain::tenancy::models::WorkspaceStatus;
 use pulse_domain::{Error, ErrorCode, Result};

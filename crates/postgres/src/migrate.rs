@@ -1,6 +1,5 @@
 use anyhow::Context as _;
-use diesel::Connection as _;
-use diesel::RunQueryDsl as _;
+use diesel::{Connection as _, RunQueryDsl as _};
 use diesel_async::AsyncPgConnection;
 use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness as _, embed_migrations};

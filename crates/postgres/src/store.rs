@@ -3,23 +3,16 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::upsert::excluded;
 use diesel_async::pooled_connection::deadpool::{Object, Pool};
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
-use pulse_domain::idempotency::models::ClaimRequest;
-use pulse_domain::idempotency::models::IdempotencyClaim;
+use pulse_domain::idempotency::models::{ClaimRequest, IdempotencyClaim};
 use pulse_domain::idempotency::ports::IdempotencyStore;
 use pulse_domain::ids::{ApiKeyId, BusinessId, ServiceAccountId, WorkspaceId};
 use pulse_domain::quota::models::QuotaFamily;
 use pulse_domain::quota::ports::QuotaCounter;
 use pulse_domain::shared::health::HealthCheck;
-use pulse_domain::tenancy::models::ApiKeyRecord;
-use pulse_domain::tenancy::models::Business;
-use pulse_domain::tenancy::models::NewApiKey;
-use pulse_domain::tenancy::models::NewWorkspace;
-use pulse_domain::tenancy::models::Scope;
-use pulse_domain::tenancy::models::Workspace;
-use pulse_domain::tenancy::models::WorkspaceCreation;
-use pulse_domain::tenancy::models::WorkspaceDetails;
-use pulse_domain::tenancy::models::WorkspaceStatus;
-use pulse_domain::tenancy::models::WorkspaceType;
+use pulse_domain::tenancy::models::{
+    ApiKeyRecord, Business, NewApiKey, NewWorkspace, Scope, Workspace, WorkspaceCreation, WorkspaceDetails,
+    WorkspaceStatus, WorkspaceType,
+};
 use pulse_domain::tenancy::ports::TenancyRepository;
 use pulse_domain::{Error, ErrorCode, Result};
 use time::OffsetDateTime;

@@ -7,18 +7,10 @@ use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use pulse_domain::ids::{DeliveryId, EventId, WebhookId, WorkspaceId};
 use pulse_domain::shared::paging::PageRequest;
-use pulse_domain::webhooks::models::AttemptRecord;
-use pulse_domain::webhooks::models::AttemptView;
-use pulse_domain::webhooks::models::Claim;
-use pulse_domain::webhooks::models::ClaimedDelivery;
-use pulse_domain::webhooks::models::DISABLE_AFTER_DEAD;
-use pulse_domain::webhooks::models::DeliveryStatus;
-use pulse_domain::webhooks::models::DeliveryView;
-use pulse_domain::webhooks::models::EventType;
-use pulse_domain::webhooks::models::NewEvent;
-use pulse_domain::webhooks::models::NewSubscription;
-use pulse_domain::webhooks::models::Subscription;
-use pulse_domain::webhooks::models::SubscriptionChanges;
+use pulse_domain::webhooks::models::{
+    AttemptRecord, AttemptView, Claim, ClaimedDelivery, DISABLE_AFTER_DEAD, DeliveryStatus, DeliveryView, EventType,
+    NewEvent, NewSubscription, Subscription, SubscriptionChanges,
+};
 use pulse_domain::webhooks::ports::WebhookRepository;
 use pulse_domain::{Error, ErrorCode, Result};
 use serde_json::Value;

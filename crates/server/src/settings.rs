@@ -4,8 +4,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
-use pulse_domain::quota::models::QuotaFamily;
-use pulse_domain::quota::models::QuotaPolicy;
+use pulse_domain::quota::models::{QuotaFamily, QuotaPolicy};
 use pulse_domain::webhooks::models::RetrySchedule;
 use pulse_postgres::PoolSettings;
 use secrecy::SecretString;

@@ -7,9 +7,7 @@ use std::time::Duration;
 use actix_web::web;
 use tokio_util::sync::CancellationToken;
 
-use pulse_domain::analysis::models::ANALYSIS_BATCH;
-use pulse_domain::analysis::models::AnalysisOutcome;
-use pulse_domain::analysis::models::AnalysisSummary;
+use pulse_domain::analysis::models::{ANALYSIS_BATCH, AnalysisOutcome, AnalysisSummary};
 use pulse_domain::webhooks::models::CLAIM_BATCH;
 
 use crate::startup::{ServerAnalysis, ServerDispatcher, ServerState};

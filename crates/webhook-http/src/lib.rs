@@ -8,17 +8,12 @@
 //! request elsewhere after the check.
 
 use std::error::Error as StdError;
-use std::fmt;
-use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use std::{fmt, io};
 
-use pulse_domain::webhooks::models::OutboundRequest;
-use pulse_domain::webhooks::models::PostOutcome;
-use pulse_domain::webhooks::models::WebhookUrl;
-use pulse_domain::webhooks::models::address_refusal;
-use pulse_domain::webhooks::models::refused_address;
+use pulse_domain::webhooks::models::{OutboundRequest, PostOutcome, WebhookUrl, address_refusal, refused_address};
 use pulse_domain::webhooks::ports::WebhookTransport;
 use pulse_domain::{Error, Result};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};

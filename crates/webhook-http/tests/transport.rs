@@ -4,9 +4,7 @@
 use std::time::Duration;
 
 use pulse_domain::ErrorCode;
-use pulse_domain::webhooks::models::OutboundRequest;
-use pulse_domain::webhooks::models::PostOutcome;
-use pulse_domain::webhooks::models::WebhookUrl;
+use pulse_domain::webhooks::models::{OutboundRequest, PostOutcome, WebhookUrl};
 use pulse_domain::webhooks::ports::WebhookTransport;
 use pulse_webhook_http::{HttpTransport, TransportConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -7,21 +7,10 @@ use actix_web::http::StatusCode;
 use actix_web::web::{Bytes, Data, Path};
 use actix_web::{HttpRequest, HttpResponse};
 use pulse_domain::Error;
-use pulse_domain::campaigns::models::AudienceRowInput;
-use pulse_domain::campaigns::models::BriefInput;
-use pulse_domain::campaigns::models::CampaignOverview;
-use pulse_domain::campaigns::models::Delivery;
-use pulse_domain::campaigns::models::DeliveryChannel;
-use pulse_domain::campaigns::models::DeliveryInput;
-use pulse_domain::campaigns::models::LaunchInput;
-use pulse_domain::campaigns::models::MAX_ROWS_PER_CALL;
-use pulse_domain::campaigns::models::Order;
-use pulse_domain::campaigns::models::OrderInput;
-use pulse_domain::campaigns::models::ProvisionInput;
-use pulse_domain::campaigns::models::Quality;
-use pulse_domain::campaigns::models::QualityInput;
-use pulse_domain::campaigns::models::Question;
-use pulse_domain::campaigns::models::QuestionKind;
+use pulse_domain::campaigns::models::{
+    AudienceRowInput, BriefInput, CampaignOverview, Delivery, DeliveryChannel, DeliveryInput, LaunchInput,
+    MAX_ROWS_PER_CALL, Order, OrderInput, ProvisionInput, Quality, QualityInput, Question, QuestionKind,
+};
 use pulse_domain::campaigns::service::AttachedRespondent;
 use pulse_domain::ids::{CampaignId, SurveyId};
 use pulse_domain::quota::models::QuotaFamily;

@@ -4,8 +4,7 @@
 use actix_web::http::StatusCode;
 use actix_web::web::{Data, Path, Query};
 use actix_web::{HttpRequest, HttpResponse};
-use pulse_domain::apps::models::DeviceView;
-use pulse_domain::apps::models::InstallView;
+use pulse_domain::apps::models::{DeviceView, InstallView};
 use pulse_domain::quota::models::QuotaFamily;
 use pulse_domain::shared::paging::Page;
 use pulse_domain::tenancy::models::Scope;

@@ -3,8 +3,7 @@
 use crate::analysis::models::{AnalysisJob, AnalysisRecord, AnalyzerInfo, KeyPhrase, Rejection, SessionInput};
 use crate::campaigns::models::LanguageTag;
 use crate::error::Result;
-use crate::ids::{CampaignId, SessionId, WorkspaceId};
-use crate::results::models::ResultsInput;
+use crate::ids::{CampaignId, SessionId};
 use std::future::Future;
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -66,18 +65,6 @@ pub trait AnalysisRepository: Send + Sync + 'static {
         campaign: CampaignId,
         now: OffsetDateTime,
     ) -> impl Future<Output = Result<Option<u64>>> + Send;
-
-    /// The campaign's funnel and its analyzed sessions, with sealed texts only when
-    /// `with_texts`; `None` for an unknown campaign or another workspace's.
-    ///
-    /// # Errors
-    /// `Internal` or `Unavailable` on infrastructure failure.
-    fn results_input(
-        &self,
-        workspace: WorkspaceId,
-        campaign: CampaignId,
-        with_texts: bool,
-    ) -> impl Future<Output = Result<Option<ResultsInput>>> + Send;
 }
 
 /// Reads text answers. Results must depend only on the text, the language and the version.

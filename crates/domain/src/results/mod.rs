@@ -1,4 +1,5 @@
 //! Aggregate results with the anonymity floor, filters and quotes.
 
 pub mod models;
+pub mod ports;
 pub mod service;

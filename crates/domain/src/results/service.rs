@@ -1,10 +1,10 @@
 //! The partner route of aggregate results.
 
 use crate::analysis::models::{AnalyzerInfo, decode_phrases, phrases_seal_context};
-use crate::analysis::ports::AnalysisRepository;
 use crate::error::{Error, Result};
 use crate::ids::{CampaignId, SessionId};
 use crate::results::models::{AnalyzedSession, CampaignResults, OpenedSession, ResultsFilter, compute};
+use crate::results::ports::ResultsRepository;
 use crate::sessions::models::answer_seal_context;
 use crate::shared::clock::Clock;
 use crate::shared::crypto::Crypto;
@@ -19,7 +19,7 @@ pub struct Results<R, C, K> {
     analyzer: AnalyzerInfo,
 }
 
-impl<R: AnalysisRepository, C: Crypto, K: Clock> Results<R, C, K> {
+impl<R: ResultsRepository, C: Crypto, K: Clock> Results<R, C, K> {
     pub fn new(repo: R, crypto: C, clock: K, analyzer: AnalyzerInfo) -> Self {
         Self { repo, crypto, clock, analyzer }
     }

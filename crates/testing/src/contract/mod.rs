@@ -20,6 +20,7 @@ use pulse_domain::campaigns::service::{Campaigns, LaunchKeys};
 use pulse_domain::idempotency::ports::IdempotencyStore;
 use pulse_domain::ids::{BusinessId, WorkspaceId};
 use pulse_domain::quota::ports::QuotaCounter;
+use pulse_domain::results::ports::ResultsRepository;
 use pulse_domain::sessions::models::{StartInput, StartOutcome, StartedSession, Visit};
 use pulse_domain::sessions::ports::SessionStore;
 use pulse_domain::sessions::service::Respondents;
@@ -44,6 +45,7 @@ pub trait Store:
     + AppRepository
     + WebhookRepository
     + AnalysisRepository
+    + ResultsRepository
     + Clone
 {
 }
@@ -58,6 +60,7 @@ impl<T> Store for T where
         + AppRepository
         + WebhookRepository
         + AnalysisRepository
+        + ResultsRepository
         + Clone
 {
 }

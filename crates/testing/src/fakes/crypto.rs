@@ -1,7 +1,6 @@
 //! Fast, deterministic and deliberately insecure crypto for tests.
 use pulse_domain::error::{Error, Result};
-use pulse_domain::shared::crypto::Crypto;
-use pulse_domain::shared::crypto::DigestPurpose;
+use pulse_domain::shared::crypto::{Crypto, DigestPurpose};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// A deterministic stand-in for the crypto adapter. NOT secure: its "encryption" only checks the

@@ -1,10 +1,6 @@
 //! A webhook transport that records requests and answers from a script.
 use pulse_domain::error::Result;
-use pulse_domain::webhooks::models::OutboundRequest;
-use pulse_domain::webhooks::models::PostOutcome;
-use pulse_domain::webhooks::models::WebhookUrl;
-use pulse_domain::webhooks::models::address_refusal;
-use pulse_domain::webhooks::models::refused_address;
+use pulse_domain::webhooks::models::{OutboundRequest, PostOutcome, WebhookUrl, address_refusal, refused_address};
 use pulse_domain::webhooks::ports::WebhookTransport;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 

@@ -1,21 +1,9 @@
 //! Devices, installs and app users in memory.
 use super::*;
-use pulse_domain::apps::models::Activity;
-use pulse_domain::apps::models::AppFacts;
-use pulse_domain::apps::models::AppUserRecord;
-use pulse_domain::apps::models::Attribution;
-use pulse_domain::apps::models::AttributionKey;
-use pulse_domain::apps::models::BeatFacts;
-use pulse_domain::apps::models::BeatOutcome;
-use pulse_domain::apps::models::BeatRecord;
-use pulse_domain::apps::models::DeviceBeat;
-use pulse_domain::apps::models::DeviceRecord;
-use pulse_domain::apps::models::DeviceRegistration;
-use pulse_domain::apps::models::DeviceStatus;
-use pulse_domain::apps::models::DeviceView;
-use pulse_domain::apps::models::HeartbeatRate;
-use pulse_domain::apps::models::InstallBeat;
-use pulse_domain::apps::models::InstallView;
+use pulse_domain::apps::models::{
+    Activity, AppFacts, AppUserRecord, Attribution, AttributionKey, BeatFacts, BeatOutcome, BeatRecord, DeviceBeat,
+    DeviceRecord, DeviceRegistration, DeviceStatus, DeviceView, HeartbeatRate, InstallBeat, InstallView,
+};
 use pulse_domain::apps::ports::AppRepository;
 use pulse_domain::error::{Error, ErrorCode, Result};
 use pulse_domain::ids::{AppInstallId, AppUserId, CampaignId, DeviceId, WorkspaceId};

@@ -1,19 +1,10 @@
 //! Surveys, campaigns, respondents, launch links and launch keys in memory.
 use super::*;
-use pulse_domain::campaigns::models::AudienceMode;
-use pulse_domain::campaigns::models::Campaign;
-use pulse_domain::campaigns::models::CampaignOverview;
-use pulse_domain::campaigns::models::CampaignStatus;
-use pulse_domain::campaigns::models::LAUNCH_KEY_SLOTS;
-use pulse_domain::campaigns::models::LaunchContext;
-use pulse_domain::campaigns::models::LaunchKey;
-use pulse_domain::campaigns::models::LaunchLink;
-use pulse_domain::campaigns::models::NewRespondent;
-use pulse_domain::campaigns::models::RowOutcome;
-use pulse_domain::campaigns::models::Survey;
-use pulse_domain::campaigns::models::UpsertedRespondent;
-use pulse_domain::campaigns::ports::CampaignRepository;
-use pulse_domain::campaigns::ports::LaunchRepository;
+use pulse_domain::campaigns::models::{
+    AudienceMode, Campaign, CampaignOverview, CampaignStatus, LAUNCH_KEY_SLOTS, LaunchContext, LaunchKey, LaunchLink,
+    NewRespondent, RowOutcome, Survey, UpsertedRespondent,
+};
+use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository};
 use pulse_domain::error::{Error, ErrorCode, Result};
 use pulse_domain::ids::{BusinessId, CampaignId, LaunchKeyId, LaunchLinkId, SurveyId, WorkspaceId};
 use time::OffsetDateTime;

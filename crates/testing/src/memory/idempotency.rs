@@ -1,8 +1,7 @@
 //! Idempotency claims in memory.
 use super::*;
 use pulse_domain::error::Result;
-use pulse_domain::idempotency::models::ClaimRequest;
-use pulse_domain::idempotency::models::IdempotencyClaim;
+use pulse_domain::idempotency::models::{ClaimRequest, IdempotencyClaim};
 use pulse_domain::idempotency::ports::IdempotencyStore;
 use time::OffsetDateTime;
 use uuid::Uuid;

@@ -7,41 +7,24 @@ mod apps;
 mod campaigns;
 mod idempotency;
 mod quota;
+mod results;
 mod sessions;
 mod tenancy;
 mod webhooks;
 
-use pulse_domain::analysis::models::Rejection;
-use pulse_domain::analysis::models::StepResult;
-use pulse_domain::analysis::models::Verdict;
-use pulse_domain::apps::models::Activity;
-use pulse_domain::apps::models::AppFacts;
-use pulse_domain::apps::models::DeviceStatus;
-use pulse_domain::apps::models::Identity;
-use pulse_domain::campaigns::models::Campaign;
-use pulse_domain::campaigns::models::CampaignCounts;
-use pulse_domain::campaigns::models::CampaignOverview;
-use pulse_domain::campaigns::models::LaunchKey;
-use pulse_domain::campaigns::models::LaunchLink;
-use pulse_domain::campaigns::models::Survey;
+use pulse_domain::analysis::models::{Rejection, StepResult, Verdict};
+use pulse_domain::apps::models::{Activity, AppFacts, DeviceStatus, Identity};
+use pulse_domain::campaigns::models::{Campaign, CampaignCounts, CampaignOverview, LaunchKey, LaunchLink, Survey};
 use pulse_domain::error::{Error, Result};
 use pulse_domain::ids::{
     AppInstallId, AppUserId, BusinessId, CampaignId, DeviceId, EventId, LaunchLinkId, RespondentId, SessionId,
     SurveyId, WebhookId, WorkspaceId,
 };
 use pulse_domain::quota::models::QuotaFamily;
-use pulse_domain::sessions::models::NewSession;
-use pulse_domain::sessions::models::Progress;
-use pulse_domain::sessions::models::SessionRecord;
-use pulse_domain::sessions::models::SessionStatus;
-use pulse_domain::sessions::models::StoredAnswer;
+use pulse_domain::sessions::models::{NewSession, Progress, SessionRecord, SessionStatus, StoredAnswer};
 use pulse_domain::shared::health::HealthCheck;
-use pulse_domain::tenancy::models::ApiKeyRecord;
-use pulse_domain::tenancy::models::Business;
-use pulse_domain::tenancy::models::Workspace;
-use pulse_domain::webhooks::models::DeliveryView;
-use pulse_domain::webhooks::models::NewEvent;
-use pulse_domain::webhooks::models::Subscription;
+use pulse_domain::tenancy::models::{ApiKeyRecord, Business, Workspace};
+use pulse_domain::webhooks::models::{DeliveryView, NewEvent, Subscription};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use time::OffsetDateTime;

@@ -3,14 +3,9 @@ use super::*;
 use pulse_domain::campaigns::models::token_invalid;
 use pulse_domain::error::{Error, Result};
 use pulse_domain::ids::{CampaignId, SessionId};
-use pulse_domain::sessions::models::Completion;
-use pulse_domain::sessions::models::NewSession;
-use pulse_domain::sessions::models::Progress;
-use pulse_domain::sessions::models::SessionRecord;
-use pulse_domain::sessions::models::SessionStatus;
-use pulse_domain::sessions::models::Spend;
-use pulse_domain::sessions::models::StoredAnswer;
-use pulse_domain::sessions::models::already_completed;
+use pulse_domain::sessions::models::{
+    Completion, NewSession, Progress, SessionRecord, SessionStatus, Spend, StoredAnswer, already_completed,
+};
 use pulse_domain::sessions::ports::SessionStore;
 
 impl SessionStore for MemoryStore {

@@ -2,13 +2,9 @@
 use super::*;
 use pulse_domain::error::{Error, ErrorCode, Result};
 use pulse_domain::ids::{ApiKeyId, BusinessId, WorkspaceId};
-use pulse_domain::tenancy::models::ApiKeyRecord;
-use pulse_domain::tenancy::models::Business;
-use pulse_domain::tenancy::models::NewApiKey;
-use pulse_domain::tenancy::models::NewWorkspace;
-use pulse_domain::tenancy::models::Workspace;
-use pulse_domain::tenancy::models::WorkspaceCreation;
-use pulse_domain::tenancy::models::WorkspaceStatus;
+use pulse_domain::tenancy::models::{
+    ApiKeyRecord, Business, NewApiKey, NewWorkspace, Workspace, WorkspaceCreation, WorkspaceStatus,
+};
 use pulse_domain::tenancy::ports::TenancyRepository;
 use time::OffsetDateTime;
 

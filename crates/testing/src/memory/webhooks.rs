@@ -3,17 +3,10 @@ use super::*;
 use pulse_domain::error::{Error, ErrorCode, Result};
 use pulse_domain::ids::{DeliveryId, EventId, WebhookId, WorkspaceId};
 use pulse_domain::shared::paging::PageRequest;
-use pulse_domain::webhooks::models::AttemptRecord;
-use pulse_domain::webhooks::models::AttemptView;
-use pulse_domain::webhooks::models::Claim;
-use pulse_domain::webhooks::models::ClaimedDelivery;
-use pulse_domain::webhooks::models::DeliveryStatus;
-use pulse_domain::webhooks::models::DeliveryView;
-use pulse_domain::webhooks::models::EventType;
-use pulse_domain::webhooks::models::NewEvent;
-use pulse_domain::webhooks::models::NewSubscription;
-use pulse_domain::webhooks::models::Subscription;
-use pulse_domain::webhooks::models::SubscriptionChanges;
+use pulse_domain::webhooks::models::{
+    AttemptRecord, AttemptView, Claim, ClaimedDelivery, DeliveryStatus, DeliveryView, EventType, NewEvent,
+    NewSubscription, Subscription, SubscriptionChanges,
+};
 use pulse_domain::webhooks::ports::WebhookRepository;
 use time::OffsetDateTime;
 
