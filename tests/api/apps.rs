@@ -8,7 +8,8 @@ use time::Duration;
 use time::format_description::well_known::Rfc3339;
 
 use crate::cli::{json_out, one_line_error, pulse};
-use crate::helpers::{START, TestApp, code_of, envelope, id_of, spawn_app, spawn_app_with};
+use crate::helpers::campaigns::{code_of, id_of};
+use crate::helpers::{START, TestApp, envelope, spawn_app, spawn_app_with};
 
 fn app_body(code: &str) -> Value {
     json!({"campaignCode": code, "appId": "com.acme.shop", "platform": "ios", "appVersion": "5.2.0"})
@@ -55,7 +56,7 @@ async fn device(app: &TestApp, key: &str, id: &Value) -> Value {
 }
 
 /// A live campaign of a fresh partner: its key and body.
-async fn live(app: &TestApp) -> (crate::helpers::CampaignPartner, Value) {
+async fn live(app: &TestApp) -> (crate::helpers::campaigns::CampaignPartner, Value) {
     let partner = app.campaign_partner().await;
     let campaign = app.live_campaign(&partner.key.key).await;
     (partner, campaign)

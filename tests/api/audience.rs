@@ -7,7 +7,8 @@ use pulse_domain::quota::models::QuotaFamily;
 use pulse_domain::quota::models::QuotaPolicy;
 use serde_json::{Value, json};
 
-use crate::helpers::{CAMPAIGN_SCOPES, Link, captured_logs, code_of, envelope, id_of, spawn_app, spawn_app_with};
+use crate::helpers::campaigns::{CAMPAIGN_SCOPES, Link, code_of, id_of};
+use crate::helpers::{captured_logs, envelope, spawn_app, spawn_app_with};
 
 async fn attached(response: reqwest::Response) -> Vec<Value> {
     assert_eq!(response.status(), 200);

@@ -17,7 +17,8 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, captured_logs, code_of, id_of, spawn_app};
+use crate::helpers::campaigns::{code_of, id_of};
+use crate::helpers::{TestApp, captured_logs, spawn_app};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";

@@ -7,7 +7,8 @@ use pulse_domain::quota::models::QuotaFamily;
 use pulse_domain::quota::models::QuotaPolicy;
 use serde_json::{Value, json};
 
-use crate::helpers::{CAMPAIGN_SCOPES, envelope, id_of, spawn_app, spawn_app_with};
+use crate::helpers::campaigns::{CAMPAIGN_SCOPES, id_of};
+use crate::helpers::{envelope, spawn_app, spawn_app_with};
 
 const INTENT: &str = "How was your last delivery with us?";
 

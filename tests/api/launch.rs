@@ -8,9 +8,8 @@ use serde_json::{Map, Value, json};
 use time::format_description::well_known::Rfc3339;
 use time::{Duration, OffsetDateTime};
 
-use crate::helpers::{
-    CAMPAIGN_SCOPES, Link, START, TestApp, captured_logs, code_of, envelope, id_of, spawn_app, spawn_app_with,
-};
+use crate::helpers::campaigns::{CAMPAIGN_SCOPES, Link, code_of, id_of};
+use crate::helpers::{START, TestApp, captured_logs, envelope, spawn_app, spawn_app_with};
 
 /// The access state of a visit with `lt`.
 async fn state_with_token(app: &TestApp, code: &str, token: &str) -> Value {

@@ -5,7 +5,9 @@ use pulse_domain::quota::models::QuotaPolicy;
 use serde_json::{Value, json};
 use time::Duration;
 
-use crate::helpers::{Link, TestApp, code_of, envelope, id_of, sign_launch_token, spawn_app, spawn_app_with};
+use crate::helpers::campaigns::{Link, code_of, id_of};
+use crate::helpers::studio::sign_launch_token;
+use crate::helpers::{TestApp, envelope, spawn_app, spawn_app_with};
 
 async fn counts(app: &TestApp, key: &str, campaign: &Value) -> Value {
     let body: Value = app.get_campaign(key, id_of(campaign)).await.json().await.expect("json");

@@ -6,7 +6,8 @@ use pulse_domain::analysis::models::AnalysisOutcome;
 use serde_json::{Value, json};
 
 use crate::cli::{json_out, pulse};
-use crate::helpers::{CampaignPartner, TestApp, code_of, envelope, id_of, spawn_app, spawn_app_with};
+use crate::helpers::campaigns::{CampaignPartner, code_of, id_of};
+use crate::helpers::{TestApp, envelope, spawn_app, spawn_app_with};
 use crate::receiver::Receiver;
 
 /// Seven happy and three unhappy respondents: what a person reading them would summarise as
@@ -169,7 +170,7 @@ async fn filters_narrow_the_group_and_cannot_isolate_a_few_by_difference() {
             .await;
         assert_eq!(link.status(), 201);
         let url: Value = link.json().await.expect("json");
-        let token = crate::helpers::Link::parse(url["url"].as_str().expect("url")).lt.expect("lt");
+        let token = crate::helpers::campaigns::Link::parse(url["url"].as_str().expect("url")).lt.expect("lt");
         app.respond(code_of(&campaign), &json!({"launchToken": token}), &[("q1", json!(rating)), ("q2", json!(why))])
             .await;
     }

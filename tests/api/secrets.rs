@@ -2,7 +2,8 @@
 
 use serde_json::json;
 
-use crate::helpers::{captured_logs, code_of, id_of, spawn_app};
+use crate::helpers::campaigns::{code_of, id_of};
+use crate::helpers::{captured_logs, spawn_app};
 
 #[tokio::test]
 async fn api_keys_never_reach_a_response_or_a_log_line() {

@@ -8,7 +8,9 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 use time::Duration;
 
-use crate::helpers::{TestApp, captured_logs, code_of, envelope, id_of, sign_launch_token, spawn_app};
+use crate::helpers::campaigns::{code_of, id_of};
+use crate::helpers::studio::sign_launch_token;
+use crate::helpers::{TestApp, captured_logs, envelope, spawn_app};
 
 /// A live open campaign with one launch key.
 struct Signed {

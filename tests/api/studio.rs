@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 use time::Duration;
 
-use crate::helpers::{START, TestApp, code_of, envelope, id_of, sign_launch_token, spawn_app, spawn_app_with};
+use crate::helpers::campaigns::{code_of, id_of};
+use crate::helpers::studio::sign_launch_token;
+use crate::helpers::{START, TestApp, envelope, spawn_app, spawn_app_with};
 
 const VIEW: &str = "campaign:view";
 const BUILD: &str = "campaign:build";

@@ -13,7 +13,9 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use crate::helpers::{CampaignPartner, TestApp, TestKey, captured_logs, code_of, envelope, spawn_app_with};
+use crate::helpers::admin::TestKey;
+use crate::helpers::campaigns::{CampaignPartner, code_of};
+use crate::helpers::{TestApp, captured_logs, envelope, spawn_app_with};
 use crate::receiver::{Receiver, Reply};
 
 /// An app whose worker looks for due deliveries every `poll`, sending to loopback with a 1 s timeout.
