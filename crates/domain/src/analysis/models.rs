@@ -1,4 +1,6 @@
-//! Analysis of finished sessions: the port that reads text answers (sentiment and key phrases).
+//! Analysis of finished sessions: the quality verdict, analyzer results, contact redaction and the
+//! jobs the worker claims.
+
 use crate::campaigns::models::{LanguageTag, Quality};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{CampaignId, SessionId};

@@ -1,6 +1,6 @@
-//! In-memory adapters of every port, for domain tests here and in other teams' crates. They keep
-//! the contracts of the ports (constraints, atomicity) but nothing survives the process, and
-//! [`crate::fakes::TestCrypto`] is deliberately not secure.
+//! In-memory adapters of every repository port, one file per aggregate over one shared state, for
+//! domain tests here and in other teams' crates. They keep the contracts of the ports (constraints,
+//! atomicity; the contract suite checks them) but nothing survives the process.
 
 mod analysis;
 mod apps;

@@ -1,4 +1,4 @@
-//! Surveys: languages, questions, briefs, and the port that writes a survey from a brief.
+//! Surveys: languages, questions, briefs, and what a generator writes from a brief.
 
 use crate::error::{Error, Result};
 use crate::ids::{SurveyId, WorkspaceId};
