@@ -10,7 +10,8 @@ pub trait SessionStore: Send + Sync + 'static {
     /// transaction; a launch key used is marked used at `started_at`.
     ///
     /// # Errors
-    /// `LaunchTokenInvalid` when the link or `jti` was spent already (also by a concurrent start);
+    /// `LaunchTokenInvalid` when the link was spent already (also by a concurrent start) or has
+    /// expired by `started_at`, or the `jti` was spent already;
     /// `Internal`/`Unavailable` otherwise.
     fn start_session(&self, session: &NewSession, spend: &Spend) -> impl Future<Output = Result<()>> + Send;
 

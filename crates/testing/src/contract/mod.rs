@@ -207,6 +207,7 @@ macro_rules! contract_suite {
             sessions {
                 a_minted_link_starts_one_session,
                 spent_partner_tokens_are_forgotten_once_expired,
+                a_link_is_spent_once_and_never_after_it_expires,
             }
         );
     };

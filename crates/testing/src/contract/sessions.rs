@@ -2,7 +2,10 @@
 //! and spent tokens are remembered until they expire.
 
 use pulse_domain::ErrorCode;
-use pulse_domain::campaigns::models::LaunchClaims;
+use pulse_domain::campaigns::models::{LINK_LIFETIME, LanguageTag, LaunchClaims};
+use pulse_domain::campaigns::ports::LaunchTokenCodec;
+use pulse_domain::ids::{LaunchLinkId, SessionId};
+use pulse_domain::sessions::models::{NewSession, Spend};
 use pulse_domain::shared::clock::Clock;
 use pulse_domain::studio::models::{PERMISSION_BUILD, PERMISSION_VIEW, StudioClaims};
 use secrecy::ExposeSecret;
@@ -10,7 +13,7 @@ use time::Duration;
 use uuid::Uuid;
 
 use super::{Store, World};
-use crate::fakes::fake_token;
+use crate::fakes::{FakeTokens, fake_token};
 
 pub async fn a_minted_link_starts_one_session<S: Store>(store: S) {
     let w = World::new(store);
@@ -51,4 +54,40 @@ pub async fn spent_partner_tokens_are_forgotten_once_expired<S: Store>(store: S)
     assert!(w.store.token_spent(campaign.id, "jti-purge-1").await.expect("spent"));
     assert_eq!(w.store.purge_spent_tokens(expiry + Duration::SECOND).await.expect("purge"), 1);
     assert!(!w.store.token_spent(campaign.id, "jti-purge-1").await.expect("forgotten"));
+}
+
+pub async fn a_link_is_spent_once_and_never_after_it_expires<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let overview = w.open_campaign(&partner).await;
+    let campaign = &overview.campaign;
+    let link_of = |token: &str| -> LaunchLinkId {
+        FakeTokens.verify_link(token).expect("a link token").jti.parse().expect("a link id")
+    };
+    let session = |at| NewSession {
+        id: SessionId::new_random(),
+        campaign_id: campaign.id,
+        token_digest: b"digest".to_vec(),
+        language: LanguageTag::parse("language", "en").expect("a tag"),
+        respondent_id: None,
+        launch_link_id: None,
+        launch_key_id: None,
+        external_user_digest: None,
+        tags: vec![],
+        context: serde_json::Map::new(),
+        attribution: None,
+        total_questions: 2,
+        started_at: at,
+    };
+
+    let fresh = link_of(&w.minted_token(&partner, &overview).await);
+    let now = w.clock.now();
+    w.store.start_session(&session(now), &Spend::Link(fresh)).await.expect("the first spend");
+    let again = w.store.start_session(&session(now), &Spend::Link(fresh)).await.expect_err("spent");
+    assert_eq!(again.code(), ErrorCode::LaunchTokenInvalid);
+
+    let stale = link_of(&w.minted_token(&partner, &overview).await);
+    let late = w.clock.now() + LINK_LIFETIME + Duration::SECOND;
+    let expired = w.store.start_session(&session(late), &Spend::Link(stale)).await.expect_err("expired");
+    assert_eq!(expired.code(), ErrorCode::LaunchTokenInvalid, "the store re-checks expiry as it spends");
 }

@@ -25,7 +25,7 @@ impl SessionStore for MemoryStore {
                 let link = state
                     .launch_links
                     .get_mut(id)
-                    .filter(|l| l.campaign_id == campaign && l.spent_at.is_none())
+                    .filter(|l| l.campaign_id == campaign && l.usable_at(session.started_at))
                     .ok_or_else(token_invalid)?;
                 link.spent_at = Some(session.started_at);
             }
