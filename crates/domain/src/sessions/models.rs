@@ -1,7 +1,7 @@
 //! Respondent sessions: consent, answers and completion.
 
-use crate::apps::models::Identity;
-use crate::campaigns::models::{LanguageTag, MAX_TEXT_ANSWER_CHARS, Question, QuestionKind};
+use crate::apps::models::{Attribution, Identity};
+use crate::campaigns::models::{Campaign, LanguageTag, MAX_TEXT_ANSWER_CHARS, Question, QuestionKind};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{
     AppInstallId, AppUserId, CampaignId, DeviceId, EventId, LaunchKeyId, LaunchLinkId, RespondentId, SessionId,
@@ -301,6 +301,24 @@ pub struct SessionFacts {
 }
 
 impl SessionFacts {
+    /// The facts of `session` of `campaign`, naming only what the app proved.
+    pub fn of(session: SessionId, campaign: &Campaign, attribution: Option<&Attribution>) -> Self {
+        let (device_id, user_id) = Self::proven(
+            attribution.map(|a| a.device_id),
+            attribution.and_then(|a| a.user_id),
+            attribution.map(|a| a.identity),
+        );
+        Self {
+            session,
+            campaign: campaign.id,
+            workspace: campaign.workspace_id,
+            public_ref: campaign.code.clone(),
+            app_install_id: attribution.and_then(|a| a.install_id),
+            device_id,
+            user_id,
+        }
+    }
+
     /// The proven parts of a session's attribution.
     pub fn proven(
         device_id: Option<DeviceId>,

@@ -251,21 +251,7 @@ where
         if record.status == SessionStatus::Completed {
             return Ok(Progress { status: record.status, answered: record.answered, total: record.total });
         }
-        let attribution = record.attribution;
-        let (device_id, user_id) = SessionFacts::proven(
-            attribution.map(|a| a.device_id),
-            attribution.and_then(|a| a.user_id),
-            attribution.map(|a| a.identity),
-        );
-        let facts = SessionFacts {
-            session,
-            campaign: campaign.id,
-            workspace: campaign.workspace_id,
-            public_ref: campaign.code.clone(),
-            app_install_id: attribution.and_then(|a| a.install_id),
-            device_id,
-            user_id,
-        };
+        let facts = SessionFacts::of(session, &campaign, record.attribution.as_ref());
         self.repo.complete_session(&Completion::new(facts, self.clock.now())).await
     }
 

@@ -39,22 +39,8 @@ impl AnalysisRepository for MemoryStore {
         let Some(row) = state.sessions.get(&session) else { return Ok(None) };
         let Some(campaign) = state.campaigns.get(&row.session.campaign_id) else { return Ok(None) };
         let (Some(completed_at), SessionStatus::Completed) = (row.completed_at, row.status) else { return Ok(None) };
-        let attribution = row.session.attribution;
-        let (device_id, user_id) = SessionFacts::proven(
-            attribution.map(|a| a.device_id),
-            attribution.and_then(|a| a.user_id),
-            attribution.map(|a| a.identity),
-        );
         Ok(Some(SessionInput {
-            facts: SessionFacts {
-                session,
-                campaign: campaign.id,
-                workspace: campaign.workspace_id,
-                public_ref: campaign.code.clone(),
-                app_install_id: attribution.and_then(|a| a.install_id),
-                device_id,
-                user_id,
-            },
+            facts: SessionFacts::of(session, campaign, row.session.attribution.as_ref()),
             language: row.session.language.clone(),
             started_at: row.session.started_at,
             completed_at,
