@@ -4,106 +4,36 @@
 pub mod lab;
 
 use futures_executor::block_on;
-use pulse_domain::apps::models::HEARTBEAT_RATE;
-use pulse_domain::apps::service::Apps;
 use pulse_domain::campaigns::models::{
     AudienceRowInput, BriefInput, CampaignCounts, CampaignOverview, LaunchClaims, LaunchInput, LaunchKey,
     ProvisionInput,
 };
-use pulse_domain::campaigns::service::{AttachedRespondent, Campaigns, LaunchKeys, MintedLink};
+use pulse_domain::campaigns::service::{AttachedRespondent, MintedLink};
 use pulse_domain::error::{ErrorCode, Result};
-use pulse_domain::ids::{BusinessId, CampaignId, SessionId, WorkspaceId};
+use pulse_domain::ids::{BusinessId, CampaignId, SessionId};
 use pulse_domain::sessions::models::{AccessState, AnswerInput, StartInput, StartOutcome, StartedSession, Visit};
-use pulse_domain::sessions::service::Respondents;
-use pulse_domain::shared::clock::{Clock, SettableClock};
+use pulse_domain::shared::clock::Clock;
 use pulse_domain::studio::models::{PERMISSION_BUILD, PERMISSION_VIEW, StudioClaims};
-use pulse_domain::tenancy::models::{Principal, WorkspaceInput};
-use pulse_domain::tenancy::service::{Admin, KeyRequest, Tenancy};
-use pulse_domain::webhooks::models::{DeliveryView, PostOutcome, RetrySchedule, Subscription, SubscriptionInput};
-use pulse_domain::webhooks::service::{Dispatcher, Webhooks};
+use pulse_domain::webhooks::models::{DeliveryView, PostOutcome, Subscription, SubscriptionInput};
 use pulse_testing::MemoryStore;
-use pulse_testing::fakes::{FakeGenerator, FakeTokens, RecordingTransport, TestCrypto, fake_token};
+pub use pulse_testing::contract::{Partner, SCOPES, SURVEY_URL};
+use pulse_testing::fakes::fake_token;
 use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 use time::Duration;
 use time::macros::datetime;
 use uuid::Uuid;
 
-pub const SURVEY_URL: &str = "https://survey.example";
-pub const SCOPES: [&str; 6] = [
-    "channel:provision",
-    "channel:audience",
-    "sessions:launch",
-    "channel:results",
-    "channel:workspaces",
-    "channel:webhooks",
-];
-
-pub struct World {
-    pub store: MemoryStore,
-    pub clock: SettableClock,
-    pub admin: Admin<MemoryStore, TestCrypto, SettableClock>,
-    pub tenancy: Tenancy<MemoryStore, TestCrypto, SettableClock>,
-    pub campaigns: Campaigns<MemoryStore, FakeGenerator, TestCrypto, SettableClock, FakeTokens>,
-    pub respondents: Respondents<MemoryStore, TestCrypto, SettableClock, FakeTokens>,
-    pub keys: LaunchKeys<MemoryStore, TestCrypto, SettableClock>,
-    pub apps: Apps<MemoryStore, TestCrypto, SettableClock>,
-    pub webhooks: Webhooks<MemoryStore, TestCrypto, SettableClock, RecordingTransport>,
-    pub dispatcher: Dispatcher<MemoryStore, TestCrypto, SettableClock, RecordingTransport>,
-    pub transport: RecordingTransport,
-}
+/// Every service over one in-memory store, a settable clock and the fakes.
+pub type World = pulse_testing::contract::World<MemoryStore>;
 
 pub fn world() -> World {
-    let store = MemoryStore::default();
-    let crypto = TestCrypto::default();
-    let clock = SettableClock::new(datetime!(2026-01-01 10:00 UTC));
-    let transport = RecordingTransport::default();
-    World {
-        webhooks: Webhooks::new(store.clone(), crypto.clone(), clock.clone(), transport.clone(), false),
-        dispatcher: Dispatcher::new(
-            store.clone(),
-            crypto.clone(),
-            clock.clone(),
-            transport.clone(),
-            RetrySchedule::default(),
-            Duration::seconds(70),
-        ),
-        transport,
-        admin: Admin::new(store.clone(), crypto.clone(), clock.clone()),
-        tenancy: Tenancy::new(store.clone(), crypto.clone(), clock.clone(), 3),
-        campaigns: Campaigns::new(store.clone(), FakeGenerator, crypto.clone(), clock.clone(), FakeTokens, SURVEY_URL),
-        respondents: Respondents::new(store.clone(), crypto.clone(), clock.clone(), FakeTokens),
-        keys: LaunchKeys::new(store.clone(), crypto.clone(), clock.clone()),
-        apps: Apps::new(store.clone(), crypto, clock.clone(), Some(HEARTBEAT_RATE)),
-        store,
-        clock,
-    }
+    World::new(MemoryStore::default())
 }
 
-/// A business with one workspace and a key reaching it.
-pub struct Partner {
-    pub principal: Principal,
-    pub workspace: WorkspaceId,
-    pub business: BusinessId,
-}
-
+/// A business ("Acme") with one workspace, approved or pending, and a key reaching it.
 pub fn partner(w: &World, approved: bool) -> Partner {
-    let business = block_on(w.admin.create_business("Acme")).expect("business");
-    let request = KeyRequest {
-        business_id: Some(business.id),
-        scopes: SCOPES.iter().map(|s| (*s).to_owned()).collect(),
-        ..KeyRequest::default()
-    };
-    let issued = block_on(w.admin.create_key(request)).expect("key");
-    let principal = block_on(w.tenancy.authenticate(Some(issued.key.expose_secret()))).expect("principal");
-    let input = WorkspaceInput { external_ref: "client-1".into(), name: "Client".into(), ..WorkspaceInput::default() };
-    let (workspace, _) = block_on(w.tenancy.create_workspace(&principal, &input)).expect("workspace");
-    if approved {
-        block_on(w.admin.approve_workspace(workspace.id)).expect("approved");
-    }
-    // The allowlist grew with the workspace: authenticate again to see it.
-    let principal = block_on(w.tenancy.authenticate(Some(issued.key.expose_secret()))).expect("principal");
-    Partner { principal, workspace: workspace.id, business: business.id }
+    block_on(w.partner_with("Acme", approved))
 }
 
 pub fn brief() -> ProvisionInput {

@@ -13,7 +13,9 @@ pub mod sessions;
 pub mod tenancy;
 
 use pulse_domain::analysis::ports::AnalysisRepository;
+use pulse_domain::apps::models::HEARTBEAT_RATE;
 use pulse_domain::apps::ports::AppRepository;
+use pulse_domain::apps::service::Apps;
 use pulse_domain::campaigns::models::{BriefInput, CampaignOverview, LaunchInput, ProvisionInput};
 use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository};
 use pulse_domain::campaigns::service::{Campaigns, LaunchKeys};
@@ -28,11 +30,14 @@ use pulse_domain::shared::clock::SettableClock;
 use pulse_domain::tenancy::models::{Principal, WorkspaceInput};
 use pulse_domain::tenancy::ports::TenancyRepository;
 use pulse_domain::tenancy::service::{Admin, KeyRequest, Tenancy};
+use pulse_domain::webhooks::models::RetrySchedule;
 use pulse_domain::webhooks::ports::WebhookRepository;
+use pulse_domain::webhooks::service::{Dispatcher, Webhooks};
 use secrecy::ExposeSecret;
+use time::Duration;
 use time::macros::datetime;
 
-use crate::fakes::{FakeGenerator, FakeTokens, TestCrypto};
+use crate::fakes::{FakeGenerator, FakeTokens, RecordingTransport, TestCrypto};
 
 /// Every repository port: what an adapter under contract implements.
 pub trait Store:
@@ -65,8 +70,9 @@ impl<T> Store for T where
 {
 }
 
-/// The services over one store, a settable clock and the fakes: cases set the scene through the
-/// services and then hold the store to its promises.
+/// Every service over one store, a settable clock and the fakes. Contract cases set the scene
+/// through the services and then hold the store to its promises; the domain's own tests use it
+/// over a `MemoryStore`.
 pub struct World<S> {
     pub store: S,
     pub clock: SettableClock,
@@ -76,6 +82,11 @@ pub struct World<S> {
     pub campaigns: Campaigns<S, FakeGenerator, TestCrypto, SettableClock, FakeTokens>,
     pub respondents: Respondents<S, TestCrypto, SettableClock, FakeTokens>,
     pub keys: LaunchKeys<S, TestCrypto, SettableClock>,
+    pub apps: Apps<S, TestCrypto, SettableClock>,
+    pub webhooks: Webhooks<S, TestCrypto, SettableClock, RecordingTransport>,
+    pub dispatcher: Dispatcher<S, TestCrypto, SettableClock, RecordingTransport>,
+    /// What the dispatcher sent, and the answers it is to get.
+    pub transport: RecordingTransport,
 }
 
 /// A business with one approved workspace and a key reaching it.
@@ -85,14 +96,37 @@ pub struct Partner {
     pub business: BusinessId,
 }
 
-const SCOPES: [&str; 4] = ["channel:provision", "channel:audience", "sessions:launch", "channel:workspaces"];
+/// The scopes of a partner's key.
+pub const SCOPES: [&str; 6] = [
+    "channel:provision",
+    "channel:audience",
+    "sessions:launch",
+    "channel:results",
+    "channel:workspaces",
+    "channel:webhooks",
+];
+
+/// Where minted links point.
+pub const SURVEY_URL: &str = "https://survey.example";
 
 impl<S: Store> World<S> {
     pub fn new(store: S) -> Self {
         let crypto = TestCrypto::default();
         // Microseconds, as PostgreSQL keeps them: a time written reads back equal.
         let clock = SettableClock::new(datetime!(2026-01-01 10:00 UTC));
+        let transport = RecordingTransport::default();
         Self {
+            webhooks: Webhooks::new(store.clone(), crypto.clone(), clock.clone(), transport.clone(), false),
+            dispatcher: Dispatcher::new(
+                store.clone(),
+                crypto.clone(),
+                clock.clone(),
+                transport.clone(),
+                RetrySchedule::default(),
+                Duration::seconds(70),
+            ),
+            transport,
+            apps: Apps::new(store.clone(), crypto.clone(), clock.clone(), Some(HEARTBEAT_RATE)),
             admin: Admin::new(store.clone(), crypto.clone(), clock.clone()),
             tenancy: Tenancy::new(store.clone(), crypto.clone(), clock.clone(), 3),
             campaigns: Campaigns::new(
@@ -101,7 +135,7 @@ impl<S: Store> World<S> {
                 crypto.clone(),
                 clock.clone(),
                 FakeTokens,
-                "https://survey.example",
+                SURVEY_URL,
             ),
             respondents: Respondents::new(store.clone(), crypto.clone(), clock.clone(), FakeTokens),
             keys: LaunchKeys::new(store.clone(), crypto.clone(), clock.clone()),
@@ -111,9 +145,19 @@ impl<S: Store> World<S> {
         }
     }
 
+    /// A business named `name` with one approved workspace and a key of [`SCOPES`] reaching it.
+    ///
     /// # Panics
     /// When the services refuse what a fresh store must accept.
     pub async fn partner(&self, name: &str) -> Partner {
+        self.partner_with(name, true).await
+    }
+
+    /// As [`World::partner`], with the workspace approved or left pending.
+    ///
+    /// # Panics
+    /// When the services refuse what a fresh store must accept.
+    pub async fn partner_with(&self, name: &str, approved: bool) -> Partner {
         let business = self.admin.create_business(name).await.expect("business");
         let request = KeyRequest {
             business_id: Some(business.id),
@@ -125,7 +169,10 @@ impl<S: Store> World<S> {
         let input =
             WorkspaceInput { external_ref: "client-1".into(), name: "Client".into(), ..WorkspaceInput::default() };
         let (workspace, _) = self.tenancy.create_workspace(&principal, &input).await.expect("workspace");
-        self.admin.approve_workspace(workspace.id).await.expect("approved");
+        if approved {
+            self.admin.approve_workspace(workspace.id).await.expect("approved");
+        }
+        // The allowlist grew with the workspace: authenticate again to see it.
         let principal = self.tenancy.authenticate(Some(issued.key.expose_secret())).await.expect("principal");
         Partner { principal, workspace: workspace.id, business: business.id }
     }
