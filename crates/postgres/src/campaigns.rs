@@ -28,6 +28,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::analysis::queue_analysis;
+use crate::campaign_terms::{DeliveryJson, OrderJson, QualityJson, from_jsonb, to_jsonb};
 use crate::error::{from_diesel, violated_constraint};
 use crate::schema::{
     answers, campaigns, launch_keys, launch_links, respondents, sessions, spent_launch_tokens, surveys, workspaces,
@@ -152,9 +153,9 @@ impl CampaignRow {
             status: c.status.as_str().to_owned(),
             audience: c.audience.as_str().to_owned(),
             require_signed: c.require_signed,
-            quality: serde_json::to_value(&c.quality).map_err(Error::internal)?,
-            delivery: serde_json::to_value(&c.delivery).map_err(Error::internal)?,
-            order_terms: serde_json::to_value(&c.order).map_err(Error::internal)?,
+            quality: to_jsonb(&QualityJson::from(&c.quality))?,
+            delivery: to_jsonb(&DeliveryJson::from(&c.delivery))?,
+            order_terms: to_jsonb(&OrderJson::from(&c.order))?,
             anonymity_floor: i32::try_from(c.anonymity_floor).map_err(Error::internal)?,
             created_at: c.created_at,
             launched_at: c.launched_at,
@@ -170,9 +171,11 @@ impl CampaignRow {
             status: CampaignStatus::parse(&self.status).ok_or_else(|| corrupt("status"))?,
             audience: AudienceMode::parse(&self.audience).ok_or_else(|| corrupt("audience"))?,
             require_signed: self.require_signed,
-            quality: serde_json::from_value(self.quality.clone()).map_err(|_| corrupt("quality"))?,
-            delivery: serde_json::from_value(self.delivery.clone()).map_err(|_| corrupt("delivery"))?,
-            order: serde_json::from_value(self.order_terms.clone()).map_err(|_| corrupt("order"))?,
+            quality: from_jsonb::<QualityJson>(self.quality.clone()).ok_or_else(|| corrupt("quality"))?.into(),
+            delivery: from_jsonb::<DeliveryJson>(self.delivery.clone())
+                .and_then(DeliveryJson::into_domain)
+                .ok_or_else(|| corrupt("delivery"))?,
+            order: from_jsonb::<OrderJson>(self.order_terms.clone()).ok_or_else(|| corrupt("order"))?.into(),
             anonymity_floor: u32::try_from(self.anonymity_floor).map_err(|_| corrupt("anonymity floor"))?,
             code: self.code,
             name: self.name,

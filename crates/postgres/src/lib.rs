@@ -2,6 +2,7 @@
 
 mod analysis;
 mod apps;
+mod campaign_terms;
 mod campaigns;
 mod error;
 pub mod local;

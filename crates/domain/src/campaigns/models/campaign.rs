@@ -83,6 +83,13 @@ pub enum DeliveryChannel {
 }
 
 impl DeliveryChannel {
+    pub const ALL: [DeliveryChannel; 4] =
+        [DeliveryChannel::Email, DeliveryChannel::Whatsapp, DeliveryChannel::Sms, DeliveryChannel::Telephony];
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.as_str() == text)
+    }
+
     pub const fn as_str(self) -> &'static str {
         match self {
             DeliveryChannel::Email => "EMAIL",
