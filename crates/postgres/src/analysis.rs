@@ -21,6 +21,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::from_diesel;
+use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 use crate::webhooks::emit_events;
 use pulse_domain::results::ports::ResultsRepository;
@@ -47,6 +48,7 @@ pub(crate) async fn queue_analysis(conn: &mut AsyncPgConnection, completion: &Co
     .bind::<SqlUuid, _>(completion.facts.campaign.0)
     .bind::<SqlUuid, _>(completion.received_event.0)
     .bind::<Timestamptz, _>(completion.at)
+    .cached()
     .execute(conn)
     .await?;
     Ok(())
@@ -203,6 +205,7 @@ impl AnalysisRepository for PgStore {
         .bind::<Timestamptz, _>(now)
         .bind::<Timestamptz, _>(lease_until)
         .bind::<BigInt, _>(i64::from(limit))
+        .cached()
         .load(&mut conn)
         .await
         .map_err(from_diesel)?;
@@ -226,6 +229,7 @@ impl AnalysisRepository for PgStore {
              WHERE s.id = $1 AND s.status = 'COMPLETED' AND s.completed_at IS NOT NULL",
         )
         .bind::<SqlUuid, _>(session.0)
+        .cached()
         .get_result(&mut conn)
         .await
         .optional()
@@ -236,6 +240,7 @@ impl AnalysisRepository for PgStore {
              WHERE session_id = $1 ORDER BY question_id",
         )
         .bind::<SqlUuid, _>(session.0)
+        .cached()
         .load(&mut conn)
         .await
         .map_err(from_diesel)?;
@@ -244,6 +249,7 @@ impl AnalysisRepository for PgStore {
              FROM answer_analyses WHERE session_id = $1",
         )
         .bind::<SqlUuid, _>(session.0)
+        .cached()
         .load(&mut conn)
         .await
         .map_err(from_diesel)?;
@@ -291,6 +297,7 @@ impl AnalysisRepository for PgStore {
                 )
                 .bind::<SqlUuid, _>(record.session.0)
                 .bind::<SqlUuid, _>(claim_token)
+                .cached()
                 .get_result(conn)
                 .await
                 .optional()?;
@@ -300,6 +307,7 @@ impl AnalysisRepository for PgStore {
                 // The campaign's lock orders concurrent verdicts, so the cap is never exceeded.
                 sql_query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE")
                     .bind::<SqlUuid, _>(record.campaign.0)
+                    .cached()
                     .execute(conn)
                     .await?;
                 let mut verdict = record.verdict.rejection;
@@ -312,6 +320,7 @@ impl AnalysisRepository for PgStore {
                     )
                     .bind::<SqlUuid, _>(record.campaign.0)
                     .bind::<SqlUuid, _>(record.session.0)
+                    .cached()
                     .get_result(conn)
                     .await?;
                     if accepted.n >= i64::from(max) {
@@ -333,10 +342,12 @@ impl AnalysisRepository for PgStore {
                 .bind::<Double, _>(record.verdict.coverage)
                 .bind::<Integer, _>(to_i32(record.verdict.words))
                 .bind::<Timestamptz, _>(record.analyzed_at)
+                .cached()
                 .execute(conn)
                 .await?;
                 sql_query("DELETE FROM answer_analyses WHERE session_id = $1")
                     .bind::<SqlUuid, _>(record.session.0)
+                    .cached()
                     .execute(conn)
                     .await?;
                 for result in &record.results {
@@ -353,6 +364,7 @@ impl AnalysisRepository for PgStore {
                     .bind::<Bool, _>(result.covered)
                     .bind::<Nullable<Double>, _>(result.score)
                     .bind::<Nullable<Bytea>, _>(result.phrases_sealed.as_deref())
+                    .cached()
                     .execute(conn)
                     .await?;
                 }
@@ -361,6 +373,7 @@ impl AnalysisRepository for PgStore {
                 }
                 sql_query("UPDATE analysis_jobs SET due_at = NULL, claim_token = NULL WHERE session_id = $1")
                     .bind::<SqlUuid, _>(record.session.0)
+                    .cached()
                     .execute(conn)
                     .await?;
                 Ok(Some(verdict))
@@ -378,6 +391,7 @@ impl AnalysisRepository for PgStore {
         .bind::<SqlUuid, _>(session.0)
         .bind::<SqlUuid, _>(claim_token)
         .bind::<Timestamptz, _>(retry_at)
+        .cached()
         .execute(&mut conn)
         .await
         .map_err(from_diesel)?;
@@ -388,6 +402,7 @@ impl AnalysisRepository for PgStore {
         let mut conn = self.conn().await?;
         let known: Option<Held> = sql_query("SELECT true AS held FROM campaigns WHERE id = $1")
             .bind::<SqlUuid, _>(campaign.0)
+            .cached()
             .get_result(&mut conn)
             .await
             .optional()
@@ -398,6 +413,7 @@ impl AnalysisRepository for PgStore {
         let queued = sql_query("UPDATE analysis_jobs SET due_at = $2, claim_token = NULL WHERE campaign_id = $1")
             .bind::<SqlUuid, _>(campaign.0)
             .bind::<Timestamptz, _>(now)
+            .cached()
             .execute(&mut conn)
             .await
             .map_err(from_diesel)?;
@@ -420,6 +436,7 @@ impl ResultsRepository for PgStore {
                AND NOT EXISTS (SELECT 1 FROM session_analyses a WHERE a.session_id = s.id)",
         )
         .bind::<SqlUuid, _>(campaign.0)
+        .cached()
         .get_result(&mut conn)
         .await
         .map_err(from_diesel)?;
@@ -433,6 +450,7 @@ impl ResultsRepository for PgStore {
              ORDER BY a.session_id",
         )
         .bind::<SqlUuid, _>(campaign.0)
+        .cached()
         .load(&mut conn)
         .await
         .map_err(from_diesel)?;
@@ -444,6 +462,7 @@ impl ResultsRepository for PgStore {
         )
         .bind::<SqlUuid, _>(campaign.0)
         .bind::<Bool, _>(with_texts)
+        .cached()
         .load(&mut conn)
         .await
         .map_err(from_diesel)?;
@@ -454,6 +473,7 @@ impl ResultsRepository for PgStore {
              WHERE a.campaign_id = $1",
         )
         .bind::<SqlUuid, _>(campaign.0)
+        .cached()
         .load(&mut conn)
         .await
         .map_err(from_diesel)?;

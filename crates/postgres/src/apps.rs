@@ -17,6 +17,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::{from_diesel, violated_constraint};
+use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 
 /// Keeps the newest ten ([`pulse_domain::apps::models::RECENT_SESSIONS`]) app-session starts; `$now` and
@@ -336,11 +337,13 @@ pub(crate) async fn count_feedback(
 ) -> std::result::Result<(), diesel::result::Error> {
     sql_query("UPDATE app_devices SET feedback_count = feedback_count + 1 WHERE id = $1")
         .bind::<SqlUuid, _>(attribution.device_id.0)
+        .cached()
         .execute(conn)
         .await?;
     if let Some(install) = attribution.install_id {
         sql_query("UPDATE app_installs SET feedback_count = feedback_count + 1 WHERE id = $1")
             .bind::<SqlUuid, _>(install.0)
+            .cached()
             .execute(conn)
             .await?;
     }
@@ -359,6 +362,7 @@ impl AppRepository for PgStore {
             sql_query(format!("{DEVICE_RECORD_SQL} WHERE d.id = $1 AND d.workspace_id = $2"))
                 .bind::<SqlUuid, _>(id.0)
                 .bind::<SqlUuid, _>(workspace.0)
+                .cached()
                 .load(&mut self.conn().await?)
                 .await
                 .map_err(from_diesel)?;
@@ -377,6 +381,7 @@ impl AppRepository for PgStore {
         .bind::<SqlUuid, _>(workspace.0)
         .bind::<Text, _>(app_id)
         .bind::<Bytea, _>(vendor_digest)
+        .cached()
         .load(&mut self.conn().await?)
         .await
         .map_err(from_diesel)?;
@@ -387,6 +392,7 @@ impl AppRepository for PgStore {
         let rows: Vec<VerifiedRow> = sql_query("SELECT verified FROM app_users WHERE id = $1 AND workspace_id = $2")
             .bind::<SqlUuid, _>(id.0)
             .bind::<SqlUuid, _>(workspace.0)
+            .cached()
             .load(&mut self.conn().await?)
             .await
             .map_err(from_diesel)?;
@@ -418,7 +424,7 @@ impl AppRepository for PgStore {
                     .bind::<Nullable<Bytea>, _>(user.email_sealed.as_deref())
                     .bind::<Nullable<Bytea>, _>(user.phone_sealed.as_deref())
                     .bind::<Bool, _>(user.verified)
-                    .bind::<Timestamptz, _>(r.now)
+                    .bind::<Timestamptz, _>(r.now).cached()
                     .execute(conn)
                     .await?;
                 }
@@ -426,7 +432,7 @@ impl AppRepository for PgStore {
                 if let Some(expected) = &r.replaces_refresh_digest {
                     let locked: Vec<LockedDeviceRow> =
                         sql_query("SELECT status, refresh_digest FROM app_devices WHERE id = $1 FOR NO KEY UPDATE")
-                            .bind::<SqlUuid, _>(r.device_id.0)
+                            .bind::<SqlUuid, _>(r.device_id.0).cached()
                             .load(conn)
                             .await?;
                     let current = locked.into_iter().next().ok_or_else(|| {
@@ -453,7 +459,7 @@ impl AppRepository for PgStore {
                         .bind::<SqlUuid, _>(r.workspace_id.0)
                         .bind::<Text, _>(&r.app.app_id)
                         .bind::<Bytea, _>(vendor)
-                        .bind::<SqlUuid, _>(r.device_id.0)
+                        .bind::<SqlUuid, _>(r.device_id.0).cached()
                         .execute(conn)
                         .await?;
                     }
@@ -481,7 +487,7 @@ impl AppRepository for PgStore {
                     .bind::<Nullable<SqlUuid>, _>(user_id)
                     .bind::<Text, _>(r.identity.as_str())
                     .bind::<SqlUuid, _>(r.new_install_id.0)
-                    .bind::<Timestamptz, _>(r.now)
+                    .bind::<Timestamptz, _>(r.now).cached()
                     .execute(conn)
                     .await
                     .map_err(concurrent_vendor_claim)?;
@@ -506,7 +512,7 @@ impl AppRepository for PgStore {
                 .bind::<Nullable<Text>, _>(r.app.os_version.as_deref())
                 .bind::<Nullable<Text>, _>(r.app.locale.as_deref())
                 .bind::<Timestamptz, _>(r.now)
-                .bind::<Timestamptz, _>(gap_start)
+                .bind::<Timestamptz, _>(gap_start).cached()
                 .load(conn)
                 .await?;
                 let install = installs
@@ -538,7 +544,7 @@ impl AppRepository for PgStore {
                     .bind::<Text, _>(r.identity.as_str())
                     .bind::<SqlUuid, _>(install.0)
                     .bind::<Timestamptz, _>(r.now)
-                    .bind::<Timestamptz, _>(gap_start)
+                    .bind::<Timestamptz, _>(gap_start).cached()
                     .execute(conn)
                     .await
                     .map_err(concurrent_vendor_claim)?;
@@ -583,6 +589,7 @@ impl AppRepository for PgStore {
         .bind::<Nullable<Text>, _>(beat.facts.os_version.as_deref())
         .bind::<Nullable<Text>, _>(beat.facts.locale.as_deref())
         .bind::<Timestamptz, _>(beat.refresh_expires_at)
+        .cached()
         .load(&mut self.conn().await?)
         .await
         .map_err(from_diesel)?;
@@ -600,7 +607,7 @@ impl AppRepository for PgStore {
             "SELECT id FROM app_devices WHERE id = (SELECT device_id FROM app_installs WHERE id = $1) \
              FOR NO KEY UPDATE",
         )
-        .bind::<SqlUuid, _>(beat.install_id.0)
+        .bind::<SqlUuid, _>(beat.install_id.0).cached()
         .execute(conn)
         .await?;
         let rows: Vec<BeatRow> = sql_query(concat!(
@@ -631,7 +638,7 @@ impl AppRepository for PgStore {
         .bind::<Timestamptz, _>(beat.now - APP_SESSION_GAP)
         .bind::<Nullable<Text>, _>(beat.facts.app_version.as_deref())
         .bind::<Nullable<Text>, _>(beat.facts.os_version.as_deref())
-        .bind::<Nullable<Text>, _>(beat.facts.locale.as_deref())
+        .bind::<Nullable<Text>, _>(beat.facts.locale.as_deref()).cached()
         .load(conn)
         .await?;
         Ok(BeatRow::outcome(rows.into_iter().next(), beat.now, beat.rate))
@@ -660,6 +667,7 @@ impl AppRepository for PgStore {
         .bind::<SqlUuid, _>(workspace.0)
         .bind::<SqlUuid, _>(campaign.0)
         .bind::<SqlUuid, _>(id)
+        .cached()
         .load(&mut self.conn().await?)
         .await
         .map_err(from_diesel)?;
@@ -695,6 +703,7 @@ impl AppRepository for PgStore {
         .bind::<Nullable<Text>, _>(app_id)
         .bind::<BigInt, _>(page.after.map_or(0, |k| k.position))
         .bind::<BigInt, _>(i64::from(page.limit) + 1)
+        .cached()
         .load(&mut self.conn().await?)
         .await
         .map_err(from_diesel)?;
@@ -714,6 +723,7 @@ impl AppRepository for PgStore {
         .bind::<SqlUuid, _>(campaign.0)
         .bind::<BigInt, _>(page.after.map_or(0, |k| k.position))
         .bind::<BigInt, _>(i64::from(page.limit) + 1)
+        .cached()
         .load(&mut self.conn().await?)
         .await
         .map_err(from_diesel)?;
@@ -724,6 +734,7 @@ impl AppRepository for PgStore {
         let updated = sql_query("UPDATE app_devices SET status = $2 WHERE id = $1")
             .bind::<SqlUuid, _>(id.0)
             .bind::<Text, _>(status.as_str())
+            .cached()
             .execute(&mut self.conn().await?)
             .await
             .map_err(from_diesel)?;

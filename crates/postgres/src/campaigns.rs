@@ -33,6 +33,7 @@ use crate::error::{from_diesel, violated_constraint};
 use crate::schema::{
     answers, campaigns, launch_keys, launch_links, respondents, sessions, spent_launch_tokens, surveys, workspaces,
 };
+use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 use crate::webhooks::emit_events;
 
@@ -413,6 +414,7 @@ impl CampaignRepository for PgStore {
                (SELECT count(*) FROM sessions WHERE campaign_id = $1 AND status = 'COMPLETED') AS completed",
         )
         .bind::<SqlUuid, _>(id.0)
+        .cached()
         .get_result(&mut conn)
         .await
         .map_err(from_diesel)?;

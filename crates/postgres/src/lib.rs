@@ -9,6 +9,7 @@ pub mod local;
 mod migrate;
 mod pool;
 mod schema;
+mod statement;
 mod store;
 #[cfg(feature = "test-db")]
 pub mod test_db;

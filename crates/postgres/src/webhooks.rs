@@ -18,6 +18,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::from_diesel;
+use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 
 fn corrupt(what: &str) -> Error {
@@ -62,6 +63,7 @@ pub(crate) async fn emit_events(conn: &mut AsyncPgConnection, events: &[NewEvent
         .bind::<SqlUuid, _>(event.aggregate_id)
         .bind::<Jsonb, _>(Value::Object(event.payload.clone()))
         .bind::<Timestamptz, _>(event.occurred_at)
+        .cached()
         .execute(conn)
         .await?;
     }
@@ -227,6 +229,7 @@ impl WebhookRepository for PgStore {
             // Serialises creations in the workspace, so the limit holds under concurrency.
             sql_query("SELECT 1 FROM workspaces WHERE id = $1 FOR NO KEY UPDATE")
                 .bind::<SqlUuid, _>(s.workspace_id.0)
+                .cached()
                 .execute(conn)
                 .await?;
             #[derive(QueryableByName)]
@@ -236,6 +239,7 @@ impl WebhookRepository for PgStore {
             }
             let held: Count = sql_query("SELECT count(*) AS n FROM webhook_subscriptions WHERE workspace_id = $1")
                 .bind::<SqlUuid, _>(s.workspace_id.0)
+                .cached()
                 .get_result(conn)
                 .await?;
             if held.n >= max {
@@ -257,6 +261,7 @@ impl WebhookRepository for PgStore {
             .bind::<Bytea, _>(&new.secret_sealed)
             .bind::<Bool, _>(s.is_active)
             .bind::<Timestamptz, _>(s.created_at)
+            .cached()
             .execute(conn)
             .await?;
             Ok(())
@@ -270,6 +275,7 @@ impl WebhookRepository for PgStore {
             "SELECT {SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE workspace_id = $1 ORDER BY created_at, id"
         ))
         .bind::<SqlUuid, _>(workspace.0)
+        .cached()
         .load(&mut self.conn().await?)
         .await
         .map_err(from_diesel)?;
@@ -282,6 +288,7 @@ impl WebhookRepository for PgStore {
         ))
         .bind::<SqlUuid, _>(id.0)
         .bind::<SqlUuid, _>(workspace.0)
+        .cached()
         .load(&mut self.conn().await?)
         .await
         .map_err(from_diesel)?;
@@ -316,6 +323,7 @@ impl WebhookRepository for PgStore {
         .bind::<Nullable<Array<Text>>, _>(changes.event_types.as_deref().map(type_names))
         .bind::<Nullable<Bool>, _>(changes.is_active)
         .bind::<Timestamptz, _>(at)
+        .cached()
         .load(&mut self.conn().await?)
         .await
         .map_err(from_diesel)?;
@@ -326,6 +334,7 @@ impl WebhookRepository for PgStore {
         let deleted = sql_query("DELETE FROM webhook_subscriptions WHERE id = $1 AND workspace_id = $2")
             .bind::<SqlUuid, _>(id.0)
             .bind::<SqlUuid, _>(workspace.0)
+            .cached()
             .execute(&mut self.conn().await?)
             .await
             .map_err(from_diesel)?;
@@ -358,6 +367,7 @@ impl WebhookRepository for PgStore {
         .bind::<SqlUuid, _>(event.aggregate_id)
         .bind::<Jsonb, _>(Value::Object(event.payload.clone()))
         .bind::<Timestamptz, _>(event.occurred_at)
+        .cached()
         .load(&mut self.conn().await?)
         .await
         .map_err(from_diesel)?;
@@ -390,6 +400,7 @@ impl WebhookRepository for PgStore {
         .bind::<SqlUuid, _>(subscription.0)
         .bind::<Nullable<BigInt>, _>(page.after.map(|k| k.position))
         .bind::<BigInt, _>(i64::from(page.limit) + 1)
+        .cached()
         .load(&mut conn)
         .await
         .map_err(from_diesel)?;
@@ -399,6 +410,7 @@ impl WebhookRepository for PgStore {
             FROM webhook_attempts WHERE delivery_id = ANY ($1) ORDER BY delivery_id, attempt",
         )
         .bind::<Array<SqlUuid>, _>(&ids)
+        .cached()
         .load(&mut conn)
         .await
         .map_err(from_diesel)?;
@@ -457,6 +469,7 @@ impl WebhookRepository for PgStore {
         .bind::<BigInt, _>(i64::from(claim.limit))
         .bind::<Timestamptz, _>(claim.lease_until)
         .bind::<SqlUuid, _>(claim.token)
+        .cached()
         .load(&mut self.conn().await?)
         .await
         .map_err(from_diesel)?;
@@ -481,6 +494,7 @@ impl WebhookRepository for PgStore {
             .bind::<Nullable<Integer>, _>(attempt.status_code.map(i32::from))
             .bind::<Nullable<Text>, _>(attempt.error.as_deref())
             .bind::<Timestamptz, _>(attempt.attempted_at)
+            .cached()
             .execute(conn)
             .await?;
             if updated == 0 {
@@ -496,12 +510,14 @@ impl WebhookRepository for PgStore {
             .bind::<Nullable<Integer>, _>(attempt.status_code.map(i32::from))
             .bind::<Nullable<Text>, _>(attempt.error.as_deref())
             .bind::<Integer, _>(to_i32(attempt.duration_ms))
+            .cached()
             .execute(conn)
             .await?;
             match attempt.status {
                 DeliveryStatus::Delivered => {
                     sql_query("UPDATE webhook_subscriptions SET dead_in_a_row = 0 WHERE id = $1 AND dead_in_a_row > 0")
                         .bind::<SqlUuid, _>(attempt.subscription.0)
+                        .cached()
                         .execute(conn)
                         .await?;
                 }
@@ -520,6 +536,7 @@ impl WebhookRepository for PgStore {
                     .bind::<Integer, _>(to_i32(DISABLE_AFTER_DEAD))
                     .bind::<Timestamptz, _>(attempt.attempted_at)
                     .bind::<Text, _>(&attempt.disable_reason)
+                    .cached()
                     .execute(conn)
                     .await?;
                 }
@@ -538,6 +555,7 @@ impl WebhookRepository for PgStore {
             )",
         )
         .bind::<Timestamptz, _>(before)
+        .cached()
         .execute(&mut self.conn().await?)
         .await
         .map_err(from_diesel)?;
