@@ -23,6 +23,10 @@ db-reset:
     psql -h 127.0.0.1 -U postgres -c 'DROP DATABASE IF EXISTS pulse WITH (FORCE)' -c 'CREATE DATABASE pulse'
     cargo run -p pulse -- migrate
 
+# Write crates/postgres/src/schema.rs from the migrations (needs diesel's CLI; CI checks it matches).
+schema:
+    bash .ci/schema-check --write
+
 # Accept a changed OpenAPI document after reviewing the diff.
 openapi:
     INSTA_UPDATE=always cargo test -p pulse --test api openapi

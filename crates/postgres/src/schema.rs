@@ -1,34 +1,47 @@
-// The tables of `migrations/`, for diesel's query builder.
+// @generated automatically by Diesel CLI.
 
 diesel::table! {
-    businesses (id) {
-        id -> Uuid,
-        name -> Text,
+    analysis_jobs (session_id) {
+        session_id -> Uuid,
+        campaign_id -> Uuid,
+        event_id -> Nullable<Uuid>,
+        due_at -> Nullable<Timestamptz>,
+        claim_token -> Nullable<Uuid>,
+        attempts -> Int4,
         created_at -> Timestamptz,
     }
 }
 
 diesel::table! {
-    workspaces (id) {
-        id -> Uuid,
+    answer_analyses (session_id, question_id, step) {
+        session_id -> Uuid,
+        question_id -> Text,
+        step -> Text,
+        version -> Text,
+        input_digest -> Bytea,
+        covered -> Bool,
+        score -> Nullable<Float8>,
+        phrases_sealed -> Nullable<Bytea>,
+    }
+}
+
+diesel::table! {
+    answers (session_id, question_id) {
+        session_id -> Uuid,
+        question_id -> Text,
+        rating -> Nullable<Int2>,
+        text_sealed -> Nullable<Bytea>,
+        word_count -> Int4,
+        answered_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    api_key_workspaces (api_key_id, workspace_id) {
+        api_key_id -> Uuid,
+        workspace_id -> Uuid,
         business_id -> Uuid,
-        external_ref -> Text,
-        name -> Text,
-        slug -> Text,
-        kind -> Text,
-        team -> Nullable<Text>,
-        location -> Nullable<Text>,
-        status -> Text,
-        created_at -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    service_accounts (id) {
-        id -> Uuid,
-        business_id -> Nullable<Uuid>,
-        name -> Text,
-        created_at -> Timestamptz,
+        added_at -> Timestamptz,
     }
 }
 
@@ -46,43 +59,73 @@ diesel::table! {
 }
 
 diesel::table! {
-    api_key_workspaces (api_key_id, workspace_id) {
-        api_key_id -> Uuid,
+    app_devices (id) {
+        id -> Uuid,
+        position -> Int8,
         workspace_id -> Uuid,
-        business_id -> Uuid,
-        added_at -> Timestamptz,
+        app_id -> Text,
+        platform -> Text,
+        app_version -> Text,
+        device_model -> Nullable<Text>,
+        os_version -> Nullable<Text>,
+        locale -> Nullable<Text>,
+        metadata -> Nullable<Jsonb>,
+        vendor_digest -> Nullable<Bytea>,
+        status -> Text,
+        refresh_digest -> Bytea,
+        refresh_expires_at -> Timestamptz,
+        user_id -> Nullable<Uuid>,
+        identity -> Text,
+        latest_install_id -> Uuid,
+        first_seen_at -> Timestamptz,
+        last_seen_at -> Timestamptz,
+        heartbeat_count -> Int8,
+        feedback_count -> Int8,
+        session_count -> Int8,
+        recent_sessions -> Array<Timestamptz>,
+        heartbeat_tat -> Nullable<Timestamptz>,
     }
 }
 
 diesel::table! {
-    idempotency_keys (scope, key) {
-        scope -> Text,
-        key -> Text,
-        claim_token -> Uuid,
-        fingerprint -> Bytea,
-        status -> Nullable<SmallInt>,
-        sealed_body -> Nullable<Bytea>,
-        created_at -> Timestamptz,
-        locked_at -> Timestamptz,
+    app_installs (id) {
+        id -> Uuid,
+        position -> Int8,
+        campaign_id -> Uuid,
+        device_id -> Uuid,
+        app_id -> Text,
+        platform -> Text,
+        app_version -> Text,
+        device_model -> Nullable<Text>,
+        os_version -> Nullable<Text>,
+        locale -> Nullable<Text>,
+        first_seen_at -> Timestamptz,
+        last_seen_at -> Timestamptz,
+        heartbeat_count -> Int8,
+        feedback_count -> Int8,
+        session_count -> Int8,
+        recent_sessions -> Array<Timestamptz>,
+        heartbeat_tat -> Nullable<Timestamptz>,
     }
 }
 
 diesel::table! {
-    quota_windows (subject, family, window_start) {
-        subject -> Text,
-        family -> Text,
-        window_start -> Timestamptz,
-        count -> Integer,
-    }
-}
-
-diesel::table! {
-    surveys (id) {
+    app_users (id) {
         id -> Uuid,
         workspace_id -> Uuid,
-        title -> Text,
-        languages -> Array<Text>,
-        questions -> Jsonb,
+        has_external_id -> Bool,
+        email_sealed -> Nullable<Bytea>,
+        phone_sealed -> Nullable<Bytea>,
+        verified -> Bool,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    businesses (id) {
+        id -> Uuid,
+        name -> Text,
         created_at -> Timestamptz,
     }
 }
@@ -100,23 +143,22 @@ diesel::table! {
         quality -> Jsonb,
         delivery -> Jsonb,
         order_terms -> Jsonb,
-        anonymity_floor -> Integer,
+        anonymity_floor -> Int4,
         created_at -> Timestamptz,
         launched_at -> Nullable<Timestamptz>,
     }
 }
 
 diesel::table! {
-    respondents (id) {
-        id -> Uuid,
-        campaign_id -> Uuid,
-        external_ref -> Text,
-        name_sealed -> Nullable<Bytea>,
-        email_sealed -> Nullable<Bytea>,
-        phone_sealed -> Nullable<Bytea>,
-        invitation_sealed -> Bytea,
+    idempotency_keys (scope, key) {
+        scope -> Text,
+        key -> Text,
+        claim_token -> Uuid,
+        fingerprint -> Bytea,
+        status -> Nullable<Int2>,
+        sealed_body -> Nullable<Bytea>,
         created_at -> Timestamptz,
-        updated_at -> Timestamptz,
+        locked_at -> Timestamptz,
     }
 }
 
@@ -124,7 +166,7 @@ diesel::table! {
     launch_keys (id) {
         id -> Uuid,
         campaign_id -> Uuid,
-        slot -> SmallInt,
+        slot -> Int2,
         fingerprint -> Text,
         secret_sealed -> Bytea,
         created_at -> Timestamptz,
@@ -150,12 +192,46 @@ diesel::table! {
 }
 
 diesel::table! {
-    spent_launch_tokens (campaign_id, jti) {
+    quota_windows (subject, family, window_start) {
+        subject -> Text,
+        family -> Text,
+        window_start -> Timestamptz,
+        count -> Int4,
+    }
+}
+
+diesel::table! {
+    respondents (id) {
+        id -> Uuid,
         campaign_id -> Uuid,
-        jti -> Text,
-        launch_key_id -> Uuid,
-        expires_at -> Timestamptz,
-        spent_at -> Timestamptz,
+        external_ref -> Text,
+        name_sealed -> Nullable<Bytea>,
+        email_sealed -> Nullable<Bytea>,
+        phone_sealed -> Nullable<Bytea>,
+        invitation_sealed -> Bytea,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    service_accounts (id) {
+        id -> Uuid,
+        business_id -> Nullable<Uuid>,
+        name -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    session_analyses (session_id) {
+        session_id -> Uuid,
+        campaign_id -> Uuid,
+        rejection -> Nullable<Text>,
+        duration_secs -> Int4,
+        coverage -> Float8,
+        words -> Int4,
+        analyzed_at -> Timestamptz,
     }
 }
 
@@ -172,56 +248,171 @@ diesel::table! {
         tags -> Array<Text>,
         context -> Jsonb,
         status -> Text,
-        answered -> Integer,
-        total -> Integer,
+        answered -> Int4,
+        total -> Int4,
         started_at -> Timestamptz,
         completed_at -> Nullable<Timestamptz>,
         device_id -> Nullable<Uuid>,
         app_user_id -> Nullable<Uuid>,
         app_install_id -> Nullable<Uuid>,
         identity -> Nullable<Text>,
-        exchanges -> Integer,
+        exchanges -> Int4,
     }
 }
 
 diesel::table! {
-    answers (session_id, question_id) {
-        session_id -> Uuid,
-        question_id -> Text,
-        rating -> Nullable<SmallInt>,
-        text_sealed -> Nullable<Bytea>,
-        word_count -> Integer,
-        answered_at -> Timestamptz,
+    spent_launch_tokens (campaign_id, jti) {
+        campaign_id -> Uuid,
+        jti -> Text,
+        launch_key_id -> Uuid,
+        expires_at -> Timestamptz,
+        spent_at -> Timestamptz,
     }
 }
 
-diesel::joinable!(workspaces -> businesses (business_id));
-diesel::joinable!(service_accounts -> businesses (business_id));
-diesel::joinable!(api_keys -> service_accounts (service_account_id));
+diesel::table! {
+    surveys (id) {
+        id -> Uuid,
+        workspace_id -> Uuid,
+        title -> Text,
+        languages -> Array<Text>,
+        questions -> Jsonb,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    webhook_attempts (delivery_id, attempt) {
+        delivery_id -> Uuid,
+        attempt -> Int4,
+        attempted_at -> Timestamptz,
+        status_code -> Nullable<Int4>,
+        error -> Nullable<Text>,
+        duration_ms -> Int4,
+    }
+}
+
+diesel::table! {
+    webhook_deliveries (id) {
+        id -> Uuid,
+        position -> Int8,
+        subscription_id -> Uuid,
+        event_id -> Uuid,
+        status -> Text,
+        attempts -> Int4,
+        next_attempt_at -> Nullable<Timestamptz>,
+        claim_token -> Nullable<Uuid>,
+        last_status_code -> Nullable<Int4>,
+        last_error -> Nullable<Text>,
+        delivered_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    webhook_events (id) {
+        id -> Uuid,
+        workspace_id -> Uuid,
+        event_type -> Text,
+        aggregate -> Text,
+        aggregate_id -> Uuid,
+        payload -> Jsonb,
+        occurred_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    webhook_subscriptions (id) {
+        id -> Uuid,
+        workspace_id -> Uuid,
+        url -> Text,
+        description -> Nullable<Text>,
+        event_types -> Array<Text>,
+        secret_sealed -> Bytea,
+        is_active -> Bool,
+        disabled_at -> Nullable<Timestamptz>,
+        disabled_reason -> Nullable<Text>,
+        dead_in_a_row -> Int4,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    workspaces (id) {
+        id -> Uuid,
+        business_id -> Uuid,
+        external_ref -> Text,
+        name -> Text,
+        slug -> Text,
+        kind -> Text,
+        team -> Nullable<Text>,
+        location -> Nullable<Text>,
+        status -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::joinable!(analysis_jobs -> campaigns (campaign_id));
+diesel::joinable!(analysis_jobs -> sessions (session_id));
+diesel::joinable!(analysis_jobs -> webhook_events (event_id));
+diesel::joinable!(answer_analyses -> sessions (session_id));
+diesel::joinable!(answers -> sessions (session_id));
 diesel::joinable!(api_key_workspaces -> api_keys (api_key_id));
-diesel::joinable!(surveys -> workspaces (workspace_id));
-diesel::joinable!(campaigns -> workspaces (workspace_id));
+diesel::joinable!(api_keys -> service_accounts (service_account_id));
+diesel::joinable!(app_devices -> app_users (user_id));
+diesel::joinable!(app_devices -> workspaces (workspace_id));
+diesel::joinable!(app_installs -> app_devices (device_id));
+diesel::joinable!(app_installs -> campaigns (campaign_id));
+diesel::joinable!(app_users -> workspaces (workspace_id));
 diesel::joinable!(campaigns -> surveys (survey_id));
-diesel::joinable!(respondents -> campaigns (campaign_id));
+diesel::joinable!(campaigns -> workspaces (workspace_id));
 diesel::joinable!(launch_keys -> campaigns (campaign_id));
 diesel::joinable!(launch_links -> campaigns (campaign_id));
+diesel::joinable!(launch_links -> respondents (respondent_id));
+diesel::joinable!(respondents -> campaigns (campaign_id));
+diesel::joinable!(service_accounts -> businesses (business_id));
+diesel::joinable!(session_analyses -> campaigns (campaign_id));
+diesel::joinable!(session_analyses -> sessions (session_id));
+diesel::joinable!(sessions -> app_devices (device_id));
+diesel::joinable!(sessions -> app_installs (app_install_id));
+diesel::joinable!(sessions -> app_users (app_user_id));
 diesel::joinable!(sessions -> campaigns (campaign_id));
-diesel::joinable!(answers -> sessions (session_id));
+diesel::joinable!(sessions -> launch_keys (launch_key_id));
+diesel::joinable!(sessions -> launch_links (launch_link_id));
+diesel::joinable!(sessions -> respondents (respondent_id));
+diesel::joinable!(spent_launch_tokens -> campaigns (campaign_id));
+diesel::joinable!(surveys -> workspaces (workspace_id));
+diesel::joinable!(webhook_attempts -> webhook_deliveries (delivery_id));
+diesel::joinable!(webhook_deliveries -> webhook_events (event_id));
+diesel::joinable!(webhook_deliveries -> webhook_subscriptions (subscription_id));
+diesel::joinable!(webhook_events -> workspaces (workspace_id));
+diesel::joinable!(webhook_subscriptions -> workspaces (workspace_id));
+diesel::joinable!(workspaces -> businesses (business_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
-    businesses,
-    workspaces,
-    service_accounts,
-    api_keys,
+    analysis_jobs,
+    answer_analyses,
+    answers,
     api_key_workspaces,
-    idempotency_keys,
-    quota_windows,
-    surveys,
+    api_keys,
+    app_devices,
+    app_installs,
+    app_users,
+    businesses,
     campaigns,
-    respondents,
+    idempotency_keys,
     launch_keys,
     launch_links,
-    spent_launch_tokens,
+    quota_windows,
+    respondents,
+    service_accounts,
+    session_analyses,
     sessions,
-    answers,
+    spent_launch_tokens,
+    surveys,
+    webhook_attempts,
+    webhook_deliveries,
+    webhook_events,
+    webhook_subscriptions,
+    workspaces,
 );
