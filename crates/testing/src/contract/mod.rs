@@ -6,11 +6,13 @@
 //! An adapter's test target runs every case with [`contract_suite!`](crate::contract_suite),
 //! naming an async function that makes a fresh, empty store (and whatever must outlive it).
 
+pub mod apps;
 pub mod campaigns;
 pub mod idempotency;
 pub mod quota;
 pub mod sessions;
 pub mod tenancy;
+pub mod webhooks;
 
 use pulse_domain::analysis::ports::AnalysisRepository;
 use pulse_domain::apps::models::HEARTBEAT_RATE;
@@ -255,6 +257,13 @@ macro_rules! contract_suite {
                 a_minted_link_starts_one_session,
                 spent_partner_tokens_are_forgotten_once_expired,
                 a_link_is_spent_once_and_never_after_it_expires,
+                two_concurrent_starts_spend_a_link_once,
+            }
+            apps {
+                device_pages_keep_registration_order_while_devices_arrive,
+            }
+            webhooks {
+                a_claimed_delivery_is_held_by_its_lease_and_only_its_holder_records,
             }
         );
     };

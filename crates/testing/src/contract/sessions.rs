@@ -91,3 +91,14 @@ pub async fn a_link_is_spent_once_and_never_after_it_expires<S: Store>(store: S)
     let expired = w.store.start_session(&session(late), &Spend::Link(stale)).await.expect_err("expired");
     assert_eq!(expired.code(), ErrorCode::LaunchTokenInvalid, "the store re-checks expiry as it spends");
 }
+
+pub async fn two_concurrent_starts_spend_a_link_once<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let campaign = w.open_campaign(&partner).await;
+    let token = w.minted_token(&partner, &campaign).await;
+    let code = &campaign.campaign.code;
+    let (first, second) = futures_util::future::join(w.start(code, &token), w.start(code, &token)).await;
+    let refused: Vec<ErrorCode> = [first, second].into_iter().filter_map(|r| r.err().map(|e| e.code())).collect();
+    assert_eq!(refused, [ErrorCode::LaunchTokenInvalid], "exactly one start wins");
+}
