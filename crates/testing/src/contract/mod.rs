@@ -6,6 +6,7 @@
 //! An adapter's test target runs every case with [`contract_suite!`](crate::contract_suite),
 //! naming an async function that makes a fresh, empty store (and whatever must outlive it).
 
+pub mod analysis;
 pub mod apps;
 pub mod campaigns;
 pub mod idempotency;
@@ -261,6 +262,9 @@ macro_rules! contract_suite {
             }
             apps {
                 device_pages_keep_registration_order_while_devices_arrive,
+            }
+            analysis {
+                a_finished_sessions_job_is_claimed_once_per_lease_and_released_by_its_holder,
             }
             webhooks {
                 a_claimed_delivery_is_held_by_its_lease_and_only_its_holder_records,
