@@ -136,6 +136,13 @@ async fn every_field_rule_is_enforced_naming_the_field_and_creates_nothing() {
     let low = created(app.provision(&partner.key.key, &low).await).await;
     assert_eq!(low["name"], json!("n".repeat(120)));
     assert_eq!(low["survey"]["questions"].as_array().map(Vec::len), Some(1));
+    // The terms come back as sent, in the shapes the document gives them; an unset one is left out.
+    assert_eq!(
+        low["quality"],
+        json!({"targetCount": 1, "maxResponses": 1, "minDurationSecs": 0, "minCoverageRatio": 0.0, "minAnswerWords": 0})
+    );
+    assert_eq!(low["delivery"], json!({"reminderCount": 0, "audioRetentionDays": 1, "greetByName": true}));
+    assert_eq!(low["order"], json!({"packageType": "starter", "quotedPriceInr": 0, "acceptedResponsesCommitted": 1}));
     let high = json!({
         "brief": {"intentText": "x".repeat(4000), "constraints": {"questionCount": 50}},
         "quality": {"minCoverageRatio": 1},
@@ -143,6 +150,12 @@ async fn every_field_rule_is_enforced_naming_the_field_and_creates_nothing() {
     });
     let high = created(app.provision(&partner.key.key, &high).await).await;
     assert_eq!(high["survey"]["questions"].as_array().map(Vec::len), Some(50));
+    assert_eq!(high["quality"], json!({"minCoverageRatio": 1.0}));
+    assert_eq!(
+        high["delivery"],
+        json!({"channels": ["EMAIL", "SMS", "TELEPHONY", "WHATSAPP"], "reminderCount": 4, "audioRetentionDays": 90})
+    );
+    assert_eq!(high["order"], json!({}));
     assert_eq!(app.count_rows("campaigns").await, 2);
 }
 

@@ -3,13 +3,14 @@
 use crate::common::*;
 use futures_executor::block_on;
 use pulse_domain::campaigns::models::{
-    AudienceMode, CampaignCounts, CampaignStatus, DeliveryChannel, DeliveryInput, LINK_LIFETIME, ProvisionInput,
-    QuestionKind, RowOutcome,
+    AudienceMode, CampaignCounts, CampaignOverview, CampaignStatus, DeliveryChannel, DeliveryInput, LINK_LIFETIME,
+    ProvisionInput, QuestionKind, RowOutcome,
 };
 use pulse_domain::error::ErrorCode;
 use pulse_domain::ids::CampaignId;
 use pulse_domain::shared::clock::Clock;
 use pulse_domain::studio::models::{PERMISSION_BUILD, PERMISSION_VIEW};
+use pulse_domain::tenancy::models::WorkspaceStatus;
 use time::Duration;
 
 // Provisioning and launch.
@@ -28,6 +29,8 @@ fn a_campaign_stays_draft_until_its_workspace_is_approved() {
     assert_eq!(draft.counts, CampaignCounts::default());
     let blockers: Vec<&str> = draft.blockers().iter().map(|b| b.code).collect();
     assert_eq!(blockers, ["WORKSPACE_NOT_APPROVED"]);
+    assert!(!draft.readiness().launch_ready());
+    assert_eq!(draft.readiness().blockers, draft.blockers());
 
     let refused = launch(&w, &p, draft.campaign.id).expect_err("not ready");
     assert_eq!(refused.code(), ErrorCode::NotLaunchReady);
@@ -39,6 +42,10 @@ fn a_campaign_stays_draft_until_its_workspace_is_approved() {
     assert_eq!(active.campaign.status, CampaignStatus::Active);
     assert_eq!(active.campaign.launched_at, Some(w.clock.now()));
     assert!(active.blockers().is_empty());
+    assert!(active.readiness().launch_ready());
+    let suspended = CampaignOverview { workspace_status: WorkspaceStatus::Suspended, ..active.clone() };
+    assert_eq!(suspended.blockers().len(), 1);
+    assert!(suspended.readiness().launch_ready(), "a live campaign's blockers no longer matter");
 
     w.clock.advance(Duration::HOUR);
     let again = launch(&w, &p, draft.campaign.id).expect("launched again");

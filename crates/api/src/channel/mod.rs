@@ -20,38 +20,11 @@ pub const PREFIX: &str = "/api/v1/channel";
 pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::scope(PREFIX)
-            .service(web::resource("/whoami").route(web::get().to(identity::whoami::<P>)))
-            .service(
-                web::resource("/orgs")
-                    .route(web::get().to(identity::list_orgs::<P>))
-                    .route(web::post().to(identity::create_org::<P>)),
-            )
-            .service(web::resource("/campaigns").route(web::post().to(campaigns::provision::<P>)))
-            .service(web::resource("/campaigns/{id}").route(web::get().to(campaigns::get_campaign::<P>)))
-            .service(web::resource("/campaigns/{id}/results").route(web::get().to(results::get_results::<P>)))
-            .service(web::resource("/campaigns/{id}/installs").route(web::get().to(devices::list_installs::<P>)))
-            .service(web::resource("/devices").route(web::get().to(devices::list_devices::<P>)))
-            .service(
-                web::resource("/campaigns/{id}/respondents")
-                    // Up to 1000 rows of contact details.
-                    .app_data(web::PayloadConfig::new(1024 * 1024))
-                    .route(web::post().to(campaigns::attach_respondents::<P>)),
-            )
-            .service(web::resource("/campaigns/{id}/launch").route(web::post().to(campaigns::launch_campaign::<P>)))
-            .service(web::resource("/launch").route(web::post().to(campaigns::mint_launch_link::<P>)))
-            .service(
-                web::resource("/webhooks")
-                    .route(web::get().to(webhooks::list::<P>))
-                    .route(web::post().to(webhooks::create::<P>)),
-            )
-            .service(
-                web::resource("/webhooks/{id}")
-                    .route(web::get().to(webhooks::get::<P>))
-                    .route(web::patch().to(webhooks::update::<P>))
-                    .route(web::delete().to(webhooks::delete::<P>)),
-            )
-            .service(web::resource("/webhooks/{id}/simulate").route(web::post().to(webhooks::simulate::<P>)))
-            .service(web::resource("/webhooks/{id}/deliveries").route(web::get().to(webhooks::deliveries::<P>)))
+            .configure(identity::configure::<P>)
+            .configure(campaigns::configure::<P>)
+            .configure(results::configure::<P>)
+            .configure(devices::configure::<P>)
+            .configure(webhooks::configure::<P>)
             .service(web::resource("/openapi.json").route(web::get().to(crate::openapi::openapi_json))),
     );
 }

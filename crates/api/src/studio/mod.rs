@@ -15,19 +15,7 @@ use crate::state::{AppState, Platform};
 pub const PREFIX: &str = "/api/v1/campaigns";
 
 pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::scope(PREFIX)
-            .service(
-                web::resource("/{campaign_id}/launch-keys")
-                    .route(web::get().to(launch_keys::list::<P>))
-                    .route(web::post().to(launch_keys::create::<P>)),
-            )
-            .service(
-                web::resource("/{campaign_id}/launch-keys/{key_id}").route(web::delete().to(launch_keys::revoke::<P>)),
-            )
-            .service(web::resource("/{campaign_id}/launch-access").route(web::put().to(launch_keys::set_access::<P>)))
-            .service(web::resource("/{campaign_id}/app-installs").route(web::get().to(app_installs::list::<P>))),
-    );
+    cfg.service(web::scope(PREFIX).configure(launch_keys::configure::<P>).configure(app_installs::configure::<P>));
 }
 
 /// # Errors

@@ -4,7 +4,6 @@ use crate::campaigns::models::{Brief, LanguageTag, Survey};
 use crate::error::{Error, Result};
 use crate::ids::{CampaignId, SurveyId, WorkspaceId};
 use crate::tenancy::models::WorkspaceStatus;
-use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 pub const DEFAULT_QUESTION_COUNT: u8 = 5;
@@ -58,23 +57,16 @@ impl AudienceMode {
 }
 
 /// The acceptance rules of responses (applied by the analysis).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Quality {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub target_count: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_responses: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub min_duration_secs: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub min_coverage_ratio: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub min_answer_words: Option<u32>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DeliveryChannel {
     Email,
     Whatsapp,
@@ -106,28 +98,19 @@ impl DeliveryChannel {
 }
 
 /// How invitations are delivered.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Delivery {
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub channels: Vec<DeliveryChannel>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reminder_count: Option<u8>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub audio_retention_days: Option<u8>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub greet_by_name: Option<bool>,
 }
 
 /// The commercial order behind the campaign.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Order {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub package_type: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub quoted_price_inr: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub accepted_responses_committed: Option<u32>,
 }
 
@@ -376,6 +359,20 @@ pub struct Blocker {
     pub description: String,
 }
 
+/// Whether a campaign may launch, as `GET /campaigns/{id}` shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Readiness {
+    /// Empty when the campaign may launch, or is live already.
+    pub blockers: Vec<Blocker>,
+}
+
+impl Readiness {
+    /// Whether a launch would succeed now (a live campaign's launch changes nothing, and succeeds).
+    pub fn launch_ready(&self) -> bool {
+        self.blockers.is_empty()
+    }
+}
+
 /// A campaign with everything `GET /campaigns/{id}` shows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CampaignOverview {
@@ -413,6 +410,14 @@ impl CampaignOverview {
             });
         }
         blockers
+    }
+
+    /// The blockers of a draft; none for a live campaign, whose blockers no longer matter.
+    pub fn readiness(&self) -> Readiness {
+        match self.campaign.status {
+            CampaignStatus::Active => Readiness { blockers: Vec::new() },
+            CampaignStatus::Draft => Readiness { blockers: self.blockers() },
+        }
     }
 }
 

@@ -2,13 +2,11 @@
 
 use crate::error::{Error, Result};
 use crate::ids::{SurveyId, WorkspaceId};
-use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 /// A BCP-47-like language tag as partners send it (`en`, `pt-BR`), kept in its canonical case:
 /// primary subtag lower case, region upper case.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LanguageTag(String);
 
 impl LanguageTag {

@@ -257,6 +257,9 @@ pub struct ThemeCount {
     pub count: u64,
 }
 
+/// How CSAT is counted: the share of 1 to 5 ratings in the top two boxes (4 and 5).
+pub const CSAT_METHOD: &str = "TOP_2_BOX_1_TO_5";
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Csat {
     /// Share of ratings in the top two points, 0 to 1.

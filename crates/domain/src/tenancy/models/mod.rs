@@ -6,13 +6,11 @@ pub use api_key::*;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{ApiKeyId, BusinessId, ServiceAccountId, WorkspaceId};
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use time::OffsetDateTime;
 
 /// A permission carried by an API key, such as `channel:workspaces`. The list is open-ended.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Scope(String);
 
 impl Scope {

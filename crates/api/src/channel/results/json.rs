@@ -1,25 +1,15 @@
-//! `GET CH/campaigns/{id}/results`: aggregates only, behind the campaign's anonymity floor.
+//! The query and response bodies of the results route, and their conversion from the domain.
 
 use std::collections::BTreeMap;
 
-use actix_web::http::StatusCode;
-use actix_web::web::{Data, Path, Query};
-use actix_web::{HttpRequest, HttpResponse};
 use pulse_domain::analysis::models::ModelInfo;
-use pulse_domain::campaigns::models::{Quality, QuestionKind};
-use pulse_domain::quota::models::QuotaFamily;
-use pulse_domain::results::models::{CampaignResults, LabelCount, ResultsFilter, ThemeCount};
-use pulse_domain::tenancy::models::Scope;
+use pulse_domain::results::models::{CSAT_METHOD, CampaignResults, LabelCount, SENTIMENT_THRESHOLD, ThemeCount};
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use crate::channel::campaigns::campaign_id;
-use crate::channel::{Admitted, admit};
-use crate::error::{ApiError, ErrorBody};
-use crate::request::{json_response, workspace_header};
-use crate::state::{AppState, Platform};
+use crate::channel::campaigns::json::{QualityRequest, question_kind};
 
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -111,7 +101,7 @@ pub struct MethodologyBody {
     /// A phrase becomes a theme when at least this many sessions of the group mention it.
     pub min_theme_sessions: u64,
     /// CSAT counts the 4s and 5s of 1 to 5 rating questions.
-    #[schema(example = "TOP_2_BOX_1_TO_5")]
+    #[schema(example = json!(CSAT_METHOD))]
     pub csat_method: &'static str,
     /// Why the breakdowns are empty: `GROUP_BELOW_FLOOR`, `COMPLEMENT_BELOW_FLOOR`, or null.
     pub suppression: Option<&'static str>,
@@ -132,8 +122,7 @@ pub struct RejectionCountBody {
 #[serde(rename_all = "camelCase")]
 pub struct AcceptanceBody {
     /// The campaign's `quality` block as provisioned.
-    #[schema(value_type = Object)]
-    pub rules: Quality,
+    pub rules: QualityRequest,
     /// Finished sessions of the group whose analysis is recorded.
     pub analyzed: u64,
     pub accepted: u64,
@@ -277,14 +266,14 @@ impl From<CampaignResults> for ResultsBody {
             methodology: MethodologyBody {
                 sentiment_model: ModelBody::from(&r.methodology.sentiment),
                 theme_model: ModelBody::from(&r.methodology.themes),
-                sentiment_threshold: pulse_domain::results::models::SENTIMENT_THRESHOLD,
+                sentiment_threshold: SENTIMENT_THRESHOLD,
                 min_theme_sessions: r.methodology.min_theme_sessions,
-                csat_method: "TOP_2_BOX_1_TO_5",
+                csat_method: CSAT_METHOD,
                 suppression: r.methodology.suppression.map(|s| s.as_str()),
                 quotes: r.methodology.quotes.as_str(),
             },
             acceptance: AcceptanceBody {
-                rules: a.rules.clone(),
+                rules: QualityRequest::from(&a.rules),
                 analyzed: a.analyzed,
                 accepted: a.accepted,
                 rejected: a.rejected,
@@ -318,10 +307,7 @@ impl From<CampaignResults> for ResultsBody {
                 .iter()
                 .map(|q| QuestionResultBody {
                     question_id: q.question_id.clone(),
-                    kind: match q.kind {
-                        QuestionKind::Rating { .. } => "rating",
-                        QuestionKind::Text => "text",
-                    },
+                    kind: question_kind(q.kind).0,
                     text: q.text.clone(),
                     answered: q.answered,
                     rating: q.rating.as_ref().map(|s| RatingBody {
@@ -366,31 +352,4 @@ pub struct ResultsQuery {
     /// `attribute.<name>=<value>`: a launch attribute, compared as text (repeat for several names).
     #[param(rename = "attribute.<name>")]
     pub attribute: Option<String>,
-}
-
-/// Aggregate results of a campaign, optionally for the sessions one launch context selects.
-#[utoipa::path(
-    get, path = "/api/v1/channel/campaigns/{id}/results", tag = "campaigns",
-    security(("apiKey" = []), ("bearer" = [])),
-    params(("id" = Uuid, Path), ("X-SVC-Workspace" = Option<Uuid>, Header), ResultsQuery),
-    responses(
-        (status = 200, body = ResultsBody),
-        (status = 400, description = "VALIDATION_FAILED naming an unknown or malformed filter; WORKSPACE_REQUIRED", body = ErrorBody),
-        (status = 401, description = "UNAUTHENTICATED", body = ErrorBody),
-        (status = 403, description = "INSUFFICIENT_PERMISSION (channel:results) or NO_ORG", body = ErrorBody),
-        (status = 404, description = "NOT_FOUND: unknown campaign or another workspace's", body = ErrorBody),
-        (status = 429, description = "RATE_LIMITED: hourly `campaign_read` quota", body = ErrorBody),
-    )
-)]
-pub async fn get_results<P: Platform>(
-    state: Data<AppState<P>>,
-    req: HttpRequest,
-    id: Path<String>,
-    query: Query<Vec<(String, String)>>,
-) -> Result<HttpResponse, ApiError> {
-    let Admitted { principal, rate, .. } = admit(&state, &req, &[Scope::RESULTS], QuotaFamily::CampaignRead).await?;
-    let id = campaign_id(&id)?;
-    let filter = ResultsFilter::parse(&query)?;
-    let results = state.results.results(&principal, workspace_header(&req), id, filter).await?;
-    Ok(json_response(StatusCode::OK, &ResultsBody::from(results), rate))
 }

@@ -1,4 +1,4 @@
-//! `GET /api/v1/campaigns/{campaignId}/app-installs`: the Studio's view of a campaign's installs.
+//! `GET /campaigns/{campaignId}/app-installs`.
 
 use actix_web::http::StatusCode;
 use actix_web::web::{Data, Path, Query};
@@ -6,12 +6,12 @@ use actix_web::{HttpRequest, HttpResponse};
 use pulse_domain::quota::models::QuotaFamily;
 use pulse_domain::studio::models::PERMISSION_VIEW;
 
-use super::{authenticate, user_subject};
 use crate::channel::campaigns::campaign_id;
-use crate::channel::devices::{InstallPage, PageQuery};
+use crate::channel::devices::json::{InstallPage, PageQuery};
 use crate::error::{ApiError, ErrorBody};
 use crate::request::json_response;
 use crate::state::{AppState, Platform};
+use crate::studio::{authenticate, user_subject};
 
 /// The campaign's app installs, oldest first (never an email or a phone).
 #[utoipa::path(

@@ -1,22 +1,11 @@
-//! `GET CH/devices` and `GET CH/campaigns/{id}/installs`: what apps registered, never an email or
-//! a phone.
+//! The query and response bodies of the device routes (the page query and installs also serve
+//! the Studio and the webhook trail), and their conversions from the domain.
 
-use actix_web::http::StatusCode;
-use actix_web::web::{Data, Path, Query};
-use actix_web::{HttpRequest, HttpResponse};
 use pulse_domain::apps::models::{DeviceView, InstallView};
-use pulse_domain::quota::models::QuotaFamily;
 use pulse_domain::shared::paging::Page;
-use pulse_domain::tenancy::models::Scope;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
-
-use super::campaigns::campaign_id;
-use super::{Admitted, admit};
-use crate::error::{ApiError, ErrorBody};
-use crate::request::{json_response, workspace_header};
-use crate::state::{AppState, Platform};
 
 /// `limit` and `cursor` are read as text so a bad one gets the error envelope naming it.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -125,6 +114,12 @@ pub struct DevicePage {
     pub next_cursor: Option<String>,
 }
 
+impl From<Page<DeviceView>> for DevicePage {
+    fn from(page: Page<DeviceView>) -> Self {
+        Self { items: page.items.into_iter().map(DeviceBody::from).collect(), next_cursor: page.next_cursor }
+    }
+}
+
 /// A device's registration against one campaign.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -204,68 +199,4 @@ impl From<Page<InstallView>> for InstallPage {
     fn from(page: Page<InstallView>) -> Self {
         Self { items: page.items.into_iter().map(InstallBody::from).collect(), next_cursor: page.next_cursor }
     }
-}
-
-/// The workspace's app devices, oldest first; items added while paging appear on later pages.
-#[utoipa::path(
-    get, path = "/api/v1/channel/devices", tag = "devices",
-    security(("apiKey" = []), ("bearer" = [])),
-    params(("X-SVC-Workspace" = Option<uuid::Uuid>, Header), DeviceQuery),
-    responses(
-        (status = 200, body = DevicePage),
-        (status = 400, description = "VALIDATION_FAILED: bad `limit` or `cursor`; WORKSPACE_REQUIRED", body = ErrorBody),
-        (status = 401, description = "UNAUTHENTICATED", body = ErrorBody),
-        (status = 403, description = "INSUFFICIENT_PERMISSION (channel:results) or NO_ORG", body = ErrorBody),
-        (status = 404, description = "NOT_FOUND: a workspace the key does not reach", body = ErrorBody),
-        (status = 429, description = "RATE_LIMITED: `device_read`", body = ErrorBody),
-    )
-)]
-pub async fn list_devices<P: Platform>(
-    state: Data<AppState<P>>,
-    req: HttpRequest,
-    query: Query<DeviceQuery>,
-) -> Result<HttpResponse, ApiError> {
-    let Admitted { principal, rate, .. } = admit(&state, &req, &[Scope::RESULTS], QuotaFamily::DeviceRead).await?;
-    let page = state
-        .apps
-        .devices(
-            &principal,
-            workspace_header(&req),
-            query.app_id.as_deref(),
-            query.limit.as_deref(),
-            query.cursor.as_deref(),
-        )
-        .await?;
-    let body =
-        DevicePage { items: page.items.into_iter().map(DeviceBody::from).collect(), next_cursor: page.next_cursor };
-    Ok(json_response(StatusCode::OK, &body, rate))
-}
-
-/// The campaign's installs, oldest first.
-#[utoipa::path(
-    get, path = "/api/v1/channel/campaigns/{id}/installs", tag = "devices",
-    security(("apiKey" = []), ("bearer" = [])),
-    params(("id" = uuid::Uuid, Path), ("X-SVC-Workspace" = Option<uuid::Uuid>, Header), PageQuery),
-    responses(
-        (status = 200, body = InstallPage),
-        (status = 400, description = "VALIDATION_FAILED: bad `limit` or `cursor`; WORKSPACE_REQUIRED", body = ErrorBody),
-        (status = 401, description = "UNAUTHENTICATED", body = ErrorBody),
-        (status = 403, description = "INSUFFICIENT_PERMISSION (channel:results) or NO_ORG", body = ErrorBody),
-        (status = 404, description = "NOT_FOUND: unknown campaign or another workspace's", body = ErrorBody),
-        (status = 429, description = "RATE_LIMITED: `device_read`", body = ErrorBody),
-    )
-)]
-pub async fn list_installs<P: Platform>(
-    state: Data<AppState<P>>,
-    req: HttpRequest,
-    id: Path<String>,
-    query: Query<PageQuery>,
-) -> Result<HttpResponse, ApiError> {
-    let Admitted { principal, rate, .. } = admit(&state, &req, &[Scope::RESULTS], QuotaFamily::DeviceRead).await?;
-    let id = campaign_id(&id)?;
-    let page = state
-        .apps
-        .installs(&principal, workspace_header(&req), id, query.limit.as_deref(), query.cursor.as_deref())
-        .await?;
-    Ok(json_response(StatusCode::OK, &InstallPage::from(page), rate))
 }

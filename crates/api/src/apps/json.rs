@@ -1,30 +1,14 @@
-//! The app routes, `/api/v1/apps`: mobile apps with no secret register an install against a
-//! campaign's public code and keep their device alive with heartbeats.
+//! The request and response bodies of the app routes, and their conversions to and from the
+//! domain.
 
-use actix_web::http::StatusCode;
-use actix_web::web::{self, Bytes, Data};
-use actix_web::{HttpRequest, HttpResponse};
 use pulse_domain::Error;
-use pulse_domain::apps::models::{HEARTBEAT_INTERVAL, HeartbeatInput, RegisterInput, UserInput};
-use pulse_domain::quota::models::QuotaFamily;
+use pulse_domain::apps::models::{
+    HEARTBEAT_INTERVAL, Heartbeat, HeartbeatInput, RegisterInput, Registration, UserInput,
+};
 use secrecy::ExposeSecret as _;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
-
-use crate::error::{ApiError, ErrorBody};
-use crate::request::{Reply, idempotent, json_response, network_subject, no_store, parse_json};
-use crate::state::{AppState, Platform};
-
-pub const PREFIX: &str = "/api/v1/apps";
-
-pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::scope(PREFIX)
-            .service(web::resource("/register").route(web::post().to(register::<P>)))
-            .service(web::resource("/heartbeat").route(web::post().to(heartbeat::<P>))),
-    );
-}
 
 /// The person using the app. Without it the device is `anonymous`; with it `self_declared`, or
 /// `verified` with a valid `userHash`.
@@ -48,6 +32,12 @@ pub struct RegisterUser {
     /// computed on the partner's server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_hash: Option<String>,
+}
+
+impl From<RegisterUser> for UserInput {
+    fn from(u: RegisterUser) -> Self {
+        Self { external_id: u.external_id, email: u.email, phone: u.phone, user_hash: u.user_hash }
+    }
 }
 
 /// Unknown fields are ignored, so older and newer SDKs keep working.
@@ -97,6 +87,26 @@ pub struct RegisterRequest {
     pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
+impl From<RegisterRequest> for RegisterInput {
+    fn from(r: RegisterRequest) -> Self {
+        Self {
+            campaign_code: r.campaign_code,
+            app_id: r.app_id,
+            platform: r.platform,
+            app_version: r.app_version,
+            device_model: r.device_model,
+            os_version: r.os_version,
+            locale: r.locale,
+            language: r.language,
+            device_id: r.device_id,
+            refresh_token: r.refresh_token,
+            vendor_device_id: r.vendor_device_id,
+            user: r.user.map(UserInput::from),
+            metadata: r.metadata,
+        }
+    }
+}
+
 /// A registered device. Store `deviceId` and `refreshToken`; keep `accessToken` in memory.
 // No `Debug`: it holds tokens.
 #[derive(Serialize, ToSchema)]
@@ -124,66 +134,17 @@ pub struct RegisterBody {
     pub expires_at: OffsetDateTime,
 }
 
-/// Register an install of an app against a campaign, or register the same device again. A
-/// replay of the same `Idempotency-Key` and body answers 200 with the original body, tokens
-/// included (use a random UUID as the key).
-#[utoipa::path(
-    post, path = "/api/v1/apps/register", tag = "apps",
-    params(("Idempotency-Key" = Option<String>, Header, description = "Replays the same answer for 24 hours (keys are per campaign code)")),
-    request_body = RegisterRequest,
-    responses(
-        (status = 201, description = "Registered", body = RegisterBody),
-        (status = 200, description = "Replay of the same Idempotency-Key and body (header `Idempotency-Replayed: true`)", body = RegisterBody),
-        (status = 400, description = "VALIDATION_FAILED naming the field", body = ErrorBody),
-        (status = 401, description = "USER_HASH_INVALID: userHash did not verify, or a verified person was sent without one", body = ErrorBody),
-        (status = 403, description = "INSTALL_BLOCKED: the device is blocked by the workspace", body = ErrorBody),
-        (status = 404, description = "NOT_FOUND: unknown campaign code", body = ErrorBody),
-        (status = 409, description = "CAMPAIGN_NOT_COLLECTING, or CONFLICT (Idempotency-Key reused with another body or in flight; a concurrent register of the same device)", body = ErrorBody),
-        (status = 429, description = "RATE_LIMITED: too many installs from this network this hour (`install`)", body = ErrorBody),
-    )
-)]
-pub async fn register<P: Platform>(
-    state: Data<AppState<P>>,
-    req: HttpRequest,
-    body: Bytes,
-) -> Result<HttpResponse, ApiError> {
-    let rate = state.quotas.hit(&network_subject(&req, &state.network), QuotaFamily::Install).await?;
-    let request: RegisterRequest = parse_json(&req, &body)?;
-    // The code names the idempotency scope, so one that names no campaign stops here.
-    if !(1..=64).contains(&request.campaign_code.len()) || request.campaign_code.chars().any(char::is_control) {
-        return Err(ApiError(Error::not_found("campaign")));
-    }
-    let canonical = serde_json::to_value(&request).map_err(|e| ApiError(Error::internal(e)))?;
-    let scope = format!("register:{}", request.campaign_code);
-    let input = RegisterInput {
-        campaign_code: request.campaign_code,
-        app_id: request.app_id,
-        platform: request.platform,
-        app_version: request.app_version,
-        device_model: request.device_model,
-        os_version: request.os_version,
-        locale: request.locale,
-        language: request.language,
-        device_id: request.device_id,
-        refresh_token: request.refresh_token,
-        vendor_device_id: request.vendor_device_id,
-        user: request.user.map(|u| UserInput {
-            external_id: u.external_id,
-            email: u.email,
-            phone: u.phone,
-            user_hash: u.user_hash,
-        }),
-        metadata: request.metadata,
-    };
-    let response = idempotent(&state, &req, &scope, &canonical, rate, || async {
-        let registration = state.apps.register(input).await?;
+impl TryFrom<Registration> for RegisterBody {
+    type Error = Error;
+
+    fn try_from(registration: Registration) -> Result<Self, Error> {
         let tokens = registration.tokens;
         let (Some(install_id), Some(expires_at), Some(access_token), Some(access_expires_at)) =
             (tokens.install_id, tokens.install_expires_at, tokens.access_token, tokens.access_expires_at)
         else {
             return Err(Error::internal("a register issued no install id or access token"));
         };
-        let body = RegisterBody {
+        Ok(Self {
             device_id: registration.device_id.0,
             user_id: registration.user_id.map(|u| u.0),
             identity: registration.identity.as_str(),
@@ -194,12 +155,8 @@ pub async fn register<P: Platform>(
             install_id: install_id.expose_secret().to_owned(),
             heartbeat_interval_secs: HEARTBEAT_INTERVAL.whole_seconds(),
             expires_at,
-        };
-        let body = serde_json::to_value(body).map_err(Error::internal)?;
-        Ok(Reply { status: StatusCode::CREATED, replay_body: body.clone(), body })
-    })
-    .await?;
-    Ok(no_store(response))
+        })
+    }
 }
 
 /// v2: `deviceId` + `refreshToken`. v1: `installId` + `appVersion`.
@@ -228,6 +185,19 @@ pub struct HeartbeatRequest {
     pub locale: Option<String>,
 }
 
+impl From<HeartbeatRequest> for HeartbeatInput {
+    fn from(r: HeartbeatRequest) -> Self {
+        Self {
+            device_id: r.device_id,
+            refresh_token: r.refresh_token,
+            install_id: r.install_id,
+            app_version: r.app_version,
+            os_version: r.os_version,
+            locale: r.locale,
+        }
+    }
+}
+
 // No `Debug`: it holds tokens.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -252,40 +222,16 @@ pub struct HeartbeatBody {
     pub expires_at: Option<OffsetDateTime>,
 }
 
-/// Keep a device alive: on every app start and every `heartbeatIntervalSecs` while open.
-#[utoipa::path(
-    post, path = "/api/v1/apps/heartbeat", tag = "apps",
-    request_body = HeartbeatRequest,
-    responses(
-        (status = 200, body = HeartbeatBody),
-        (status = 400, description = "VALIDATION_FAILED: neither (or both) of v1 and v2, or a field rule", body = ErrorBody),
-        (status = 401, description = "INSTALL_INVALID (v1: install id forged, expired, another campaign's, unknown or blocked) or DEVICE_AUTH_INVALID (v2: unknown device, wrong, expired or replaced refresh token, or blocked); register again", body = ErrorBody),
-        (status = 429, description = "RATE_LIMITED: this device (v2) or install (v1) beats more than once every 10 s beyond a burst of 3", body = ErrorBody),
-    )
-)]
-pub async fn heartbeat<P: Platform>(
-    state: Data<AppState<P>>,
-    req: HttpRequest,
-    body: Bytes,
-) -> Result<HttpResponse, ApiError> {
-    let request: HeartbeatRequest = parse_json(&req, &body)?;
-    let input = HeartbeatInput {
-        device_id: request.device_id,
-        refresh_token: request.refresh_token,
-        install_id: request.install_id,
-        app_version: request.app_version,
-        os_version: request.os_version,
-        locale: request.locale,
-    };
-    let beat = state.apps.heartbeat(input).await?;
-    let body = HeartbeatBody {
-        ok: true,
-        heartbeat_interval_secs: HEARTBEAT_INTERVAL.whole_seconds(),
-        access_token: beat.tokens.access_token.map(|t| t.expose_secret().to_owned()),
-        access_token_expires_at: beat.tokens.access_expires_at,
-        refresh_token_expires_at: beat.refresh_expires_at,
-        install_id: beat.tokens.install_id.map(|i| i.expose_secret().to_owned()),
-        expires_at: beat.install_expires_at,
-    };
-    Ok(no_store(json_response(StatusCode::OK, &body, None)))
+impl From<Heartbeat> for HeartbeatBody {
+    fn from(beat: Heartbeat) -> Self {
+        Self {
+            ok: true,
+            heartbeat_interval_secs: HEARTBEAT_INTERVAL.whole_seconds(),
+            access_token: beat.tokens.access_token.map(|t| t.expose_secret().to_owned()),
+            access_token_expires_at: beat.tokens.access_expires_at,
+            refresh_token_expires_at: beat.refresh_expires_at,
+            install_id: beat.tokens.install_id.map(|i| i.expose_secret().to_owned()),
+            expires_at: beat.install_expires_at,
+        }
+    }
 }

@@ -1,0 +1,561 @@
+//! The request and response bodies of the campaign routes, and their conversions to and from the
+//! domain.
+
+use std::collections::BTreeMap;
+
+use pulse_domain::Error;
+use pulse_domain::campaigns::models::{
+    AudienceRowInput, BriefInput, CampaignOverview, Delivery, DeliveryChannel, DeliveryInput, LaunchInput, Order,
+    OrderInput, ProvisionInput, Quality, QualityInput, QuestionKind,
+};
+use pulse_domain::campaigns::service::{AttachedRespondent, MintedLink};
+use pulse_domain::ids::{CampaignId, SurveyId};
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// A body as the JSON value an idempotent reply stores.
+pub(super) fn to_value<T: Serialize>(value: &T) -> Result<serde_json::Value, Error> {
+    serde_json::to_value(value).map_err(Error::internal)
+}
+
+#[derive(Debug, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BriefConstraints {
+    /// 1 to 50; default 5.
+    #[schema(minimum = 1, maximum = 50)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question_count: Option<i64>,
+    /// Language tags; the first is the survey's default. At most 20; default `["en"]`.
+    #[schema(max_items = 20)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub languages: Option<Vec<String>>,
+    /// For example `friendly` or `formal`.
+    #[schema(max_length = 120)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tone: Option<String>,
+    /// No generated question mentions one of these.
+    #[schema(max_items = 50)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub banned_topics: Option<Vec<String>>,
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BriefRequest {
+    /// What the partner wants to learn, 10 to 4000 characters.
+    #[schema(min_length = 10, max_length = 4000)]
+    pub intent_text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraints: Option<BriefConstraints>,
+}
+
+impl From<BriefRequest> for BriefInput {
+    fn from(b: BriefRequest) -> Self {
+        let c = b.constraints.unwrap_or_default();
+        Self {
+            intent_text: b.intent_text,
+            question_count: c.question_count,
+            languages: c.languages,
+            tone: c.tone,
+            banned_topics: c.banned_topics,
+        }
+    }
+}
+
+// The quality, delivery and order terms are read at provisioning and shown on the campaign in
+// one shape, so each has one type for both ways. Numbers are read wide so that the domain's range
+// error names the field; the bounds below are the ones it enforces.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QualityRequest {
+    #[schema(minimum = 1)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_count: Option<i64>,
+    #[schema(minimum = 1)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_responses: Option<i64>,
+    #[schema(minimum = 0)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_duration_secs: Option<i64>,
+    #[schema(minimum = 0, maximum = 1)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_coverage_ratio: Option<f64>,
+    #[schema(minimum = 0)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_answer_words: Option<i64>,
+}
+
+impl From<QualityRequest> for QualityInput {
+    fn from(q: QualityRequest) -> Self {
+        Self {
+            target_count: q.target_count,
+            max_responses: q.max_responses,
+            min_duration_secs: q.min_duration_secs,
+            min_coverage_ratio: q.min_coverage_ratio,
+            min_answer_words: q.min_answer_words,
+        }
+    }
+}
+
+impl From<&Quality> for QualityRequest {
+    fn from(q: &Quality) -> Self {
+        Self {
+            target_count: q.target_count.map(i64::from),
+            max_responses: q.max_responses.map(i64::from),
+            min_duration_secs: q.min_duration_secs.map(i64::from),
+            min_coverage_ratio: q.min_coverage_ratio,
+            min_answer_words: q.min_answer_words.map(i64::from),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum DeliveryChannelDto {
+    Email,
+    Whatsapp,
+    Sms,
+    Telephony,
+}
+
+impl From<DeliveryChannelDto> for DeliveryChannel {
+    fn from(c: DeliveryChannelDto) -> Self {
+        match c {
+            DeliveryChannelDto::Email => DeliveryChannel::Email,
+            DeliveryChannelDto::Whatsapp => DeliveryChannel::Whatsapp,
+            DeliveryChannelDto::Sms => DeliveryChannel::Sms,
+            DeliveryChannelDto::Telephony => DeliveryChannel::Telephony,
+        }
+    }
+}
+
+impl From<DeliveryChannel> for DeliveryChannelDto {
+    fn from(c: DeliveryChannel) -> Self {
+        match c {
+            DeliveryChannel::Email => DeliveryChannelDto::Email,
+            DeliveryChannel::Whatsapp => DeliveryChannelDto::Whatsapp,
+            DeliveryChannel::Sms => DeliveryChannelDto::Sms,
+            DeliveryChannel::Telephony => DeliveryChannelDto::Telephony,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DeliveryRequest {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Vec<DeliveryChannelDto>>,
+    #[schema(minimum = 0, maximum = 4)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reminder_count: Option<i64>,
+    #[schema(minimum = 1, maximum = 90)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio_retention_days: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub greet_by_name: Option<bool>,
+}
+
+impl From<DeliveryRequest> for DeliveryInput {
+    fn from(d: DeliveryRequest) -> Self {
+        Self {
+            channels: d.channels.map(|c| c.into_iter().map(DeliveryChannel::from).collect()),
+            reminder_count: d.reminder_count,
+            audio_retention_days: d.audio_retention_days,
+            greet_by_name: d.greet_by_name,
+        }
+    }
+}
+
+impl From<&Delivery> for DeliveryRequest {
+    fn from(d: &Delivery) -> Self {
+        Self {
+            // No channels are shown as none sent.
+            channels: (!d.channels.is_empty())
+                .then(|| d.channels.iter().copied().map(DeliveryChannelDto::from).collect()),
+            reminder_count: d.reminder_count.map(i64::from),
+            audio_retention_days: d.audio_retention_days.map(i64::from),
+            greet_by_name: d.greet_by_name,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OrderRequest {
+    #[schema(min_length = 1, max_length = 120)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package_type: Option<String>,
+    #[schema(minimum = 0)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quoted_price_inr: Option<i64>,
+    #[schema(minimum = 1)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted_responses_committed: Option<i64>,
+}
+
+impl From<OrderRequest> for OrderInput {
+    fn from(o: OrderRequest) -> Self {
+        Self {
+            package_type: o.package_type,
+            quoted_price_inr: o.quoted_price_inr,
+            accepted_responses_committed: o.accepted_responses_committed,
+        }
+    }
+}
+
+impl From<&Order> for OrderRequest {
+    fn from(o: &Order) -> Self {
+        Self {
+            package_type: o.package_type.clone(),
+            // Provisioning admits no price above `i64::MAX`.
+            quoted_price_inr: o.quoted_price_inr.map(|p| i64::try_from(p).unwrap_or(i64::MAX)),
+            accepted_responses_committed: o.accepted_responses_committed.map(i64::from),
+        }
+    }
+}
+
+/// Exactly one of `brief` and `surveyId`.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProvisionRequest {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub brief: Option<BriefRequest>,
+    /// Reuse a survey of this workspace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub survey_id: Option<Uuid>,
+    /// Defaults to the survey's title.
+    #[schema(min_length = 1, max_length = 120)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<QualityRequest>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivery: Option<DeliveryRequest>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<OrderRequest>,
+}
+
+impl From<ProvisionRequest> for ProvisionInput {
+    fn from(r: ProvisionRequest) -> Self {
+        Self {
+            brief: r.brief.map(BriefInput::from),
+            survey_id: r.survey_id.map(SurveyId),
+            name: r.name,
+            quality: r.quality.map(QualityInput::from),
+            delivery: r.delivery.map(DeliveryInput::from),
+            order: r.order.map(OrderInput::from),
+        }
+    }
+}
+
+/// The scale of a rating question.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ScaleBody {
+    pub min: i16,
+    pub max: i16,
+}
+
+/// A question's type on the wire (`rating` or `text`) and, for a rating, its scale.
+pub(crate) fn question_kind(kind: QuestionKind) -> (&'static str, Option<ScaleBody>) {
+    match kind {
+        QuestionKind::Rating { min, max } => ("rating", Some(ScaleBody { min, max })),
+        QuestionKind::Text => ("text", None),
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SurveyQuestionBody {
+    /// Stable within the survey: `q1`, `q2`...
+    pub id: String,
+    /// `rating` or `text`.
+    #[serde(rename = "type")]
+    #[schema(example = "rating")]
+    pub kind: &'static str,
+    pub required: bool,
+    /// For rating questions; null for text.
+    pub scale: Option<ScaleBody>,
+    /// The question in every language of the survey.
+    pub texts: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SurveyBody {
+    pub id: Uuid,
+    pub title: String,
+    pub languages: Vec<String>,
+    pub default_language: String,
+    pub questions: Vec<SurveyQuestionBody>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BlockerBody {
+    /// `WORKSPACE_NOT_APPROVED`, `WORKSPACE_SUSPENDED`, `NO_EMAIL_RECIPIENTS` or `NO_PHONE_RECIPIENTS`.
+    pub code: &'static str,
+    pub description: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadinessBody {
+    /// True when `POST /campaigns/{id}/launch` would succeed (or the campaign is live).
+    pub launch_ready: bool,
+    pub blockers: Vec<BlockerBody>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CountsBody {
+    /// Respondents attached to the campaign.
+    pub invited: u64,
+    /// Attached respondents who finished a session through their invitation (single-use link).
+    pub responded: u64,
+    /// Sessions started with consent.
+    pub started: u64,
+    /// Sessions completed.
+    pub completed: u64,
+}
+
+/// A campaign: status, readiness with its blockers, counts, and its survey.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CampaignBody {
+    pub id: Uuid,
+    /// The public code in `{survey_url}/p/<code>`.
+    pub code: String,
+    pub name: String,
+    /// `DRAFT` until launched, then `ACTIVE` (collecting).
+    #[schema(example = "DRAFT")]
+    pub status: &'static str,
+    /// `OPEN` (anyone with the public link) or `CLOSED` (respondents attached before launch).
+    #[schema(example = "OPEN")]
+    pub audience: &'static str,
+    pub workspace_id: Uuid,
+    /// Whether public starts need a signed launch token or a minted link.
+    pub require_signed: bool,
+    pub public_url: String,
+    pub readiness: ReadinessBody,
+    pub counts: CountsBody,
+    pub anonymity_floor: u32,
+    pub quality: QualityRequest,
+    pub delivery: DeliveryRequest,
+    pub order: OrderRequest,
+    pub survey: SurveyBody,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub launched_at: Option<OffsetDateTime>,
+}
+
+impl CampaignBody {
+    pub(super) fn new(o: CampaignOverview, survey_url: &str) -> Self {
+        let readiness = o.readiness();
+        let c = o.campaign;
+        Self {
+            id: c.id.0,
+            public_url: format!("{survey_url}/p/{}", c.code),
+            code: c.code,
+            name: c.name,
+            status: c.status.as_str(),
+            audience: c.audience.as_str(),
+            workspace_id: c.workspace_id.0,
+            require_signed: c.require_signed,
+            readiness: ReadinessBody {
+                launch_ready: readiness.launch_ready(),
+                blockers: readiness
+                    .blockers
+                    .into_iter()
+                    .map(|b| BlockerBody { code: b.code, description: b.description })
+                    .collect(),
+            },
+            counts: CountsBody {
+                invited: o.counts.invited,
+                responded: o.counts.responded,
+                started: o.counts.started,
+                completed: o.counts.completed,
+            },
+            anonymity_floor: c.anonymity_floor,
+            quality: QualityRequest::from(&c.quality),
+            delivery: DeliveryRequest::from(&c.delivery),
+            order: OrderRequest::from(&c.order),
+            survey: SurveyBody {
+                id: o.survey.id.0,
+                title: o.survey.title.clone(),
+                default_language: o.survey.default_language().as_str().to_owned(),
+                languages: o.survey.languages.iter().map(|l| l.as_str().to_owned()).collect(),
+                questions: o
+                    .survey
+                    .questions
+                    .iter()
+                    .map(|q| {
+                        let (kind, scale) = question_kind(q.kind);
+                        SurveyQuestionBody {
+                            id: q.id.clone(),
+                            kind,
+                            required: q.required,
+                            scale,
+                            texts: q.texts.iter().map(|(l, t)| (l.as_str().to_owned(), t.clone())).collect(),
+                        }
+                    })
+                    .collect(),
+            },
+            created_at: c.created_at,
+            launched_at: c.launched_at,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProvisionResponse {
+    pub campaign: CampaignBody,
+    /// False on an idempotent replay.
+    pub created: bool,
+}
+
+// No `Debug`: rows carry contact details.
+#[derive(Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AudienceRowRequest {
+    /// The partner's own id of the respondent; the same ref updates the same respondent.
+    #[schema(min_length = 1, max_length = 200)]
+    pub external_ref: String,
+    #[schema(max_length = 200)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Stored encrypted, never returned.
+    #[schema(format = "email")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    /// Stored encrypted, never returned.
+    #[schema(max_length = 32)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phone: Option<String>,
+}
+
+impl From<AudienceRowRequest> for AudienceRowInput {
+    fn from(r: AudienceRowRequest) -> Self {
+        Self { external_ref: r.external_ref, name: r.name, email: r.email, phone: r.phone }
+    }
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AudienceRequest {
+    /// 1 to 1000 rows.
+    #[schema(min_items = 1, max_items = 1000)]
+    pub rows: Vec<AudienceRowRequest>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RespondentOutcomeBody {
+    /// The row's position in the request.
+    pub index: usize,
+    pub external_ref: String,
+    pub respondent_id: Uuid,
+    /// `CREATED` or `UPDATED`.
+    #[schema(example = "CREATED")]
+    pub outcome: &'static str,
+    /// The respondent's single-use invitation, `{survey_url}/s/<code>/<nonce>`; the same link on every update.
+    pub invitation_url: String,
+    /// Whether the invitation was already used to answer.
+    pub responded: bool,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AudienceResponse {
+    /// One outcome per input row, in order.
+    pub rows: Vec<RespondentOutcomeBody>,
+}
+
+impl From<Vec<AttachedRespondent>> for AudienceResponse {
+    fn from(attached: Vec<AttachedRespondent>) -> Self {
+        let rows = attached
+            .into_iter()
+            .enumerate()
+            .map(|(index, r)| RespondentOutcomeBody {
+                index,
+                external_ref: r.external_ref,
+                respondent_id: r.respondent_id.0,
+                outcome: r.outcome.as_str(),
+                invitation_url: r.invitation_url,
+                responded: r.responded,
+            })
+            .collect();
+        Self { rows }
+    }
+}
+
+// The schema of `device` in the OpenAPI document only: the body is read as a map and checked by
+// the domain, which refuses any other key.
+/// Only these device keys; each value a string of at most 64 characters.
+#[derive(ToSchema)]
+#[schema(rename_all = "camelCase")]
+pub struct DeviceLabels {
+    pub platform: Option<String>,
+    pub os_name: Option<String>,
+    pub os_version: Option<String>,
+    pub device_vendor: Option<String>,
+    pub device_model: Option<String>,
+    pub browser_name: Option<String>,
+    pub browser_version: Option<String>,
+    pub app_id: Option<String>,
+    pub app_version: Option<String>,
+    pub app_build: Option<String>,
+    pub sdk_version: Option<String>,
+    pub locale: Option<String>,
+    pub timezone: Option<String>,
+    pub network_type: Option<String>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LaunchLinkRequest {
+    pub campaign_id: Uuid,
+    /// Stored only as a keyed digest.
+    #[schema(max_length = 200)]
+    #[serde(default)]
+    pub external_user_ref: Option<String>,
+    /// Rides on the link as `?lang=`; a language the campaign does not offer falls back to its default.
+    #[schema(min_length = 2, max_length = 24)]
+    #[serde(default)]
+    pub language: Option<String>,
+    #[schema(value_type = Option<DeviceLabels>)]
+    #[serde(default)]
+    pub device: Option<serde_json::Map<String, serde_json::Value>>,
+    /// At most 64 keys and 8 KB of JSON; string, number or boolean values only.
+    #[schema(value_type = Option<Object>)]
+    #[serde(default)]
+    pub attributes: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl From<LaunchLinkRequest> for LaunchInput {
+    fn from(r: LaunchLinkRequest) -> Self {
+        Self {
+            campaign_id: CampaignId(r.campaign_id),
+            external_user_ref: r.external_user_ref,
+            language: r.language,
+            device: r.device,
+            attributes: r.attributes,
+        }
+    }
+}
+
+// No `Debug`: the url is a capability.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LaunchLinkResponse {
+    /// `{survey_url}/p/<code>?lt=<token>&lang=<language>` for an open campaign,
+    /// `{survey_url}/s/<code>/<nonce>?lang=<language>` for a closed-list one. Single use.
+    pub url: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub expires_at: OffsetDateTime,
+}
+
+impl From<MintedLink> for LaunchLinkResponse {
+    fn from(minted: MintedLink) -> Self {
+        Self { url: minted.url, expires_at: minted.expires_at }
+    }
+}

@@ -1,0 +1,220 @@
+//! The query, request and response bodies of the public respondent routes, and their conversions
+//! to and from the domain.
+
+use pulse_domain::sessions::models::{Access, AnswerInput, NotStarted, Progress, StartInput, StartedSession, Visit};
+use secrecy::ExposeSecret as _;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::channel::campaigns::json::{ScaleBody, question_kind};
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AccessQuery {
+    /// The signed launch token from the page's `?lt=`; checked, never spent here.
+    pub lt: Option<String>,
+    /// The nonce of a `/s/<code>/<nonce>` link.
+    pub invitation: Option<String>,
+    /// The page's `?lang=`.
+    pub lang: Option<String>,
+}
+
+impl From<AccessQuery> for Visit {
+    fn from(q: AccessQuery) -> Self {
+        Self { launch_token: q.lt, invitation: q.invitation, language: q.lang }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RefusalBody {
+    /// `LAUNCH_SIGNATURE_REQUIRED` or `LAUNCH_TOKEN_INVALID`.
+    pub code: &'static str,
+    pub title: &'static str,
+    pub description: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AccessBody {
+    pub require_signed: bool,
+    /// `NOT_REQUIRED`, `VALID`, `MISSING` or `INVALID`.
+    #[schema(example = "NOT_REQUIRED")]
+    pub state: &'static str,
+    /// What a start would be refused with; the page shows the open-from-the-app instruction.
+    pub refusal: Option<RefusalBody>,
+    /// The language the session would use.
+    pub language: Option<String>,
+}
+
+impl From<Access> for AccessBody {
+    fn from(access: Access) -> Self {
+        Self {
+            require_signed: access.require_signed,
+            state: access.state.as_str(),
+            refusal: access.refusal.map(|(code, description)| RefusalBody {
+                code: code.as_str(),
+                title: code.title(),
+                description,
+            }),
+            language: Some(access.language.as_str().to_owned()),
+        }
+    }
+}
+
+// No `Debug`: tokens ride in it.
+#[derive(Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StartRequest {
+    /// Must be true; nothing is created without consent.
+    #[serde(default)]
+    pub consent_given: Option<bool>,
+    #[schema(max_length = 24)]
+    #[serde(default)]
+    pub language: Option<String>,
+    /// The signed install id from `?inst=`.
+    #[serde(default)]
+    pub install_id: Option<String>,
+    /// The access token from the fragment `#dt=`; a bad or expired one is ignored.
+    #[schema(max_length = 1024)]
+    #[serde(default)]
+    pub device_token: Option<String>,
+    /// The signed launch token from `?lt=`; verified and used up here.
+    #[schema(max_length = 4096)]
+    #[serde(default)]
+    pub launch_token: Option<String>,
+    /// The nonce of a `/s/<code>/<nonce>` link; used up here.
+    #[schema(max_length = 64)]
+    #[serde(default)]
+    pub invitation: Option<String>,
+    /// Short device and app labels (string, number or boolean); unreadable values are ignored.
+    #[schema(value_type = Option<Object>)]
+    #[serde(default)]
+    pub client: Option<serde_json::Value>,
+}
+
+impl From<StartRequest> for StartInput {
+    fn from(r: StartRequest) -> Self {
+        Self {
+            consent_given: r.consent_given,
+            visit: Visit { launch_token: r.launch_token, invitation: r.invitation, language: r.language },
+            install_id: r.install_id,
+            device_token: r.device_token,
+            client: match r.client {
+                Some(serde_json::Value::Object(map)) => Some(map),
+                _ => None,
+            },
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionQuestionBody {
+    pub id: String,
+    /// `rating` or `text`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The question in the session's language.
+    pub text: String,
+    pub required: bool,
+    pub scale: Option<ScaleBody>,
+}
+
+/// A created session. Send `sessionToken` as `Authorization: Bearer` to the answer routes.
+// No `Debug`: it holds the session token.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StartedBody {
+    pub session_id: uuid::Uuid,
+    pub session_token: String,
+    pub language: String,
+    pub questions: Vec<SessionQuestionBody>,
+}
+
+impl From<StartedSession> for StartedBody {
+    fn from(session: StartedSession) -> Self {
+        Self {
+            session_id: session.id.0,
+            session_token: session.token.expose_secret().to_owned(),
+            language: session.language.as_str().to_owned(),
+            questions: session
+                .questions
+                .iter()
+                .map(|q| {
+                    let (kind, scale) = question_kind(q.kind);
+                    SessionQuestionBody {
+                        id: q.id.clone(),
+                        kind,
+                        text: q.text_in(&session.language).to_owned(),
+                        required: q.required,
+                        scale,
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Nothing was created.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct NotStartedBody {
+    /// Always false.
+    pub started: bool,
+    /// `CONSENT_REQUIRED`, `CAMPAIGN_NOT_OPEN` (not collecting) or `INVITATION_REQUIRED` (a
+    /// closed-list campaign opened without its invitation).
+    #[schema(example = "CONSENT_REQUIRED")]
+    pub reason: &'static str,
+}
+
+impl From<NotStarted> for NotStartedBody {
+    fn from(reason: NotStarted) -> Self {
+        Self { started: false, reason: reason.as_str() }
+    }
+}
+
+// Extra fields are ignored: SDKs built on this fixed route may send more.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AnswerRequest {
+    pub question_id: String,
+    /// An integer within the scale for a rating question; a string of at most 4000 characters for text.
+    #[schema(value_type = Object)]
+    pub value: serde_json::Value,
+}
+
+impl From<AnswerRequest> for AnswerInput {
+    fn from(a: AnswerRequest) -> Self {
+        Self { question_id: a.question_id, value: a.value }
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct AnswersRequest {
+    pub answers: Vec<AnswerRequest>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProgressBody {
+    pub answered: u32,
+    pub total: u32,
+}
+
+impl From<Progress> for ProgressBody {
+    fn from(p: Progress) -> Self {
+        Self { answered: p.answered, total: p.total }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CompletedBody {
+    /// `COMPLETED`.
+    pub status: &'static str,
+    pub answered: u32,
+    pub total: u32,
+}
+
+impl From<Progress> for CompletedBody {
+    fn from(p: Progress) -> Self {
+        Self { status: p.status.as_str(), answered: p.answered, total: p.total }
+    }
+}
