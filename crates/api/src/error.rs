@@ -46,7 +46,7 @@ pub const fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::LaunchKeySlotsFull => StatusCode::CONFLICT,
         ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-        ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::Unavailable | ErrorCode::ExportUnavailable => StatusCode::SERVICE_UNAVAILABLE,
     }
 }
 

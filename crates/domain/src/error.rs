@@ -28,11 +28,12 @@ pub enum ErrorCode {
     RateLimited,
     Internal,
     Unavailable,
+    ExportUnavailable,
 }
 
 impl ErrorCode {
     /// Every code, in catalog order (for documentation and the OpenAPI document).
-    pub const ALL: [ErrorCode; 23] = [
+    pub const ALL: [ErrorCode; 24] = [
         ErrorCode::Unauthenticated,
         ErrorCode::InsufficientPermission,
         ErrorCode::NoOrg,
@@ -56,6 +57,7 @@ impl ErrorCode {
         ErrorCode::RateLimited,
         ErrorCode::Internal,
         ErrorCode::Unavailable,
+        ErrorCode::ExportUnavailable,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -83,6 +85,7 @@ impl ErrorCode {
             ErrorCode::RateLimited => "RATE_LIMITED",
             ErrorCode::Internal => "INTERNAL",
             ErrorCode::Unavailable => "UNAVAILABLE",
+            ErrorCode::ExportUnavailable => "EXPORT_UNAVAILABLE",
         }
     }
 
@@ -111,6 +114,7 @@ impl ErrorCode {
             ErrorCode::RateLimited => "Too many requests",
             ErrorCode::Internal => "Internal error",
             ErrorCode::Unavailable => "Service unavailable",
+            ErrorCode::ExportUnavailable => "Exports unavailable",
         }
     }
 
@@ -160,6 +164,9 @@ impl ErrorCode {
             ErrorCode::RateLimited => "An hourly quota or a rate limit is exhausted; see Retry-After.",
             ErrorCode::Internal => "An unexpected failure on our side; the request id identifies it in our logs.",
             ErrorCode::Unavailable => "A dependency (the database) is unreachable; retry later.",
+            ErrorCode::ExportUnavailable => {
+                "No export worker is running, or the file format cannot be rendered now; retry later."
+            }
         }
     }
 }

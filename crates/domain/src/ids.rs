@@ -104,3 +104,7 @@ id_type!(
     /// One event's delivery to one endpoint, with all its attempts.
     DeliveryId
 );
+id_type!(
+    /// A partner's export of a campaign's results, and its file.
+    ExportId
+);

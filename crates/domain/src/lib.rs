@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod apps;
 pub mod campaigns;
 pub mod error;
+pub mod exports;
 pub mod idempotency;
 pub mod ids;
 pub mod quota;

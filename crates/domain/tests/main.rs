@@ -5,6 +5,7 @@ mod analysis;
 mod apps;
 mod campaigns;
 mod common;
+mod exports;
 mod idempotency;
 mod layout;
 mod paging;

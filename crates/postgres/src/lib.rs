@@ -5,6 +5,7 @@ mod apps;
 mod campaign_terms;
 mod campaigns;
 mod error;
+mod exports;
 pub mod local;
 mod migrate;
 mod pool;

@@ -150,6 +150,52 @@ diesel::table! {
 }
 
 diesel::table! {
+    download_fetches (link_id, window_start) {
+        link_id -> Uuid,
+        window_start -> Timestamptz,
+        fetches -> Int4,
+    }
+}
+
+diesel::table! {
+    export_files (export_id) {
+        export_id -> Uuid,
+        bytes -> Bytea,
+    }
+}
+
+diesel::table! {
+    export_workers (worker_id) {
+        worker_id -> Uuid,
+        seen_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    exports (id) {
+        id -> Uuid,
+        workspace_id -> Uuid,
+        campaign_id -> Uuid,
+        campaign_code -> Text,
+        format -> Text,
+        include_transcripts -> Bool,
+        status -> Text,
+        requested_by -> Uuid,
+        created_at -> Timestamptz,
+        started_at -> Nullable<Timestamptz>,
+        finished_at -> Nullable<Timestamptz>,
+        failure_code -> Nullable<Text>,
+        failure_description -> Nullable<Text>,
+        expires_at -> Nullable<Timestamptz>,
+        byte_size -> Nullable<Int8>,
+        sha256 -> Nullable<Text>,
+        attempts -> Int4,
+        claim_token -> Nullable<Uuid>,
+        lease_until -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
     idempotency_keys (scope, key) {
         scope -> Text,
         key -> Text,
@@ -366,6 +412,10 @@ diesel::joinable!(app_installs -> campaigns (campaign_id));
 diesel::joinable!(app_users -> workspaces (workspace_id));
 diesel::joinable!(campaigns -> surveys (survey_id));
 diesel::joinable!(campaigns -> workspaces (workspace_id));
+diesel::joinable!(export_files -> exports (export_id));
+diesel::joinable!(exports -> api_keys (requested_by));
+diesel::joinable!(exports -> campaigns (campaign_id));
+diesel::joinable!(exports -> workspaces (workspace_id));
 diesel::joinable!(launch_keys -> campaigns (campaign_id));
 diesel::joinable!(launch_links -> campaigns (campaign_id));
 diesel::joinable!(launch_links -> respondents (respondent_id));
@@ -400,6 +450,10 @@ diesel::allow_tables_to_appear_in_same_query!(
     app_users,
     businesses,
     campaigns,
+    download_fetches,
+    export_files,
+    export_workers,
+    exports,
     idempotency_keys,
     launch_keys,
     launch_links,

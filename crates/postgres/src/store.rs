@@ -235,6 +235,16 @@ impl TenancyRepository for PgStore {
         }))
     }
 
+    async fn api_key_usable(&self, id: ApiKeyId, at: OffsetDateTime) -> Result<bool> {
+        let usable = api_keys::table.filter(
+            api_keys::id
+                .eq(id.0)
+                .and(api_keys::revoked_at.is_null().or(api_keys::revoked_at.gt(at)))
+                .and(api_keys::expires_at.is_null().or(api_keys::expires_at.gt(at))),
+        );
+        diesel::select(diesel::dsl::exists(usable)).get_result(&mut self.conn().await?).await.map_err(from_diesel)
+    }
+
     async fn revoke_api_key(&self, prefix: &str, at: OffsetDateTime) -> Result<bool> {
         // Revoking twice keeps the first revocation time.
         let found: Option<Uuid> =

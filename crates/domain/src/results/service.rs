@@ -1,8 +1,9 @@
 //! The partner route of aggregate results.
 
-use crate::analysis::models::{AnalyzerInfo, decode_phrases, phrases_seal_context};
+use crate::analysis::models::{AnalyzerInfo, decode_phrases, phrases_seal_context, redact_contacts};
 use crate::error::{Error, Result};
-use crate::ids::{CampaignId, SessionId};
+use crate::exports::models::Transcript;
+use crate::ids::{CampaignId, SessionId, WorkspaceId};
 use crate::results::models::{AnalyzedSession, CampaignResults, OpenedSession, ResultsFilter, compute};
 use crate::results::ports::ResultsRepository;
 use crate::sessions::models::answer_seal_context;
@@ -43,6 +44,31 @@ impl<R: ResultsRepository, C: Crypto, K: Clock> Results<R, C, K> {
             self.repo.results_input(workspace, id, may_quote).await?.ok_or_else(|| Error::not_found("campaign"))?;
         let opened = open_sessions(&self.crypto, input.sessions.iter().filter(|s| s.rejection.is_none()))?;
         Ok(compute(&input, &opened, filter, may_quote, &self.analyzer, self.clock.now()))
+    }
+
+    /// The whole campaign's results as an export takes them (the floor applied, no quotes) and,
+    /// when `with_texts`, every accepted answer's text with contact details redacted, sorted so
+    /// that no person's answers stand together; `None` for an unknown campaign or another
+    /// workspace's.
+    ///
+    /// # Errors
+    /// Port errors.
+    pub async fn campaign_results(
+        &self,
+        workspace: WorkspaceId,
+        id: CampaignId,
+        with_texts: bool,
+    ) -> Result<Option<(CampaignResults, Vec<Transcript>)>> {
+        let Some(input) = self.repo.results_input(workspace, id, with_texts).await? else { return Ok(None) };
+        let opened = open_sessions(&self.crypto, input.sessions.iter().filter(|s| s.rejection.is_none()))?;
+        let results = compute(&input, &opened, None, false, &self.analyzer, self.clock.now());
+        let mut transcripts: Vec<Transcript> = opened
+            .values()
+            .flat_map(|session| session.texts.iter())
+            .map(|(question, text)| Transcript { question_id: question.clone(), text: redact_contacts(text) })
+            .collect();
+        transcripts.sort_by(|a, b| (&a.question_id, &a.text).cmp(&(&b.question_id, &b.text)));
+        Ok(Some((results, transcripts)))
     }
 }
 

@@ -23,6 +23,8 @@ pub enum DigestPurpose {
     Cursor,
     /// What an analyzer read (language and text), so a re-run knows an unchanged answer.
     AnalysisInput,
+    /// The MAC of export download links.
+    DownloadLink,
 }
 
 impl DigestPurpose {
@@ -38,6 +40,7 @@ impl DigestPurpose {
             DigestPurpose::AppUser => "pulse/app-user/v1",
             DigestPurpose::Cursor => "pulse/cursor/v1",
             DigestPurpose::AnalysisInput => "pulse/analysis-input/v1",
+            DigestPurpose::DownloadLink => "pulse/download-link/v1",
         }
     }
 }
@@ -106,4 +109,9 @@ impl<C: Crypto> Crypto for std::sync::Arc<C> {
     fn hmac_sha256(&self, key: &[u8], data: &[u8]) -> [u8; 32] {
         (**self).hmac_sha256(key, data)
     }
+}
+
+/// Whether two MACs are equal, compared without an early exit.
+pub fn macs_equal(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0_u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

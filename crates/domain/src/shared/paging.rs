@@ -3,7 +3,7 @@
 //! opaque cursors carrying a MAC, so a tampered one is refused.
 
 use crate::error::{Error, Result};
-use crate::shared::crypto::{Crypto, DigestPurpose};
+use crate::shared::crypto::{Crypto, DigestPurpose, macs_equal};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
@@ -100,7 +100,7 @@ impl<'a, C: Crypto> Cursors<'a, C> {
         let (payload, mac) = bytes.split_at(8);
         let expected = self.mac(payload);
         // The MAC is not a secret of the caller's, but compare without early exit all the same.
-        if expected.iter().zip(mac).fold(0_u8, |acc, (a, b)| acc | (a ^ b)) != 0 {
+        if !macs_equal(&expected, mac) {
             return None;
         }
         Some(PageKey { position: i64::from_be_bytes(payload.try_into().ok()?) })

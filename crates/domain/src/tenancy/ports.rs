@@ -29,6 +29,12 @@ pub trait TenancyRepository: Send + Sync + 'static {
     /// `Internal` or `Unavailable` on infrastructure failure.
     fn find_api_key(&self, prefix: &str) -> impl Future<Output = Result<Option<ApiKeyRecord>>> + Send;
 
+    /// Whether the key exists and is neither revoked nor expired at `at`.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn api_key_usable(&self, id: ApiKeyId, at: OffsetDateTime) -> impl Future<Output = Result<bool>> + Send;
+
     /// Marks the key revoked at `at`; `false` when no such key exists.
     ///
     /// # Errors

@@ -37,10 +37,15 @@ pub fn lab_with_version(version: &'static str) -> Lab {
 
 /// A partner whose key also holds `channel:transcripts`.
 pub fn quoting_partner(w: &World) -> Partner {
+    partner_with_extra_scopes(w, &["channel:transcripts"])
+}
+
+/// A partner whose key also has `extra` scopes, reaching the same workspace.
+pub fn partner_with_extra_scopes(w: &World, extra: &[&str]) -> Partner {
     let p = partner(w, true);
     let request = KeyRequest {
         business_id: Some(p.business),
-        scopes: SCOPES.iter().map(|s| (*s).to_owned()).chain(["channel:transcripts".to_owned()]).collect(),
+        scopes: SCOPES.iter().chain(extra).map(|s| (*s).to_owned()).collect(),
         workspaces: vec![p.workspace],
         ..KeyRequest::default()
     };

@@ -9,6 +9,7 @@
 pub mod analysis;
 pub mod apps;
 pub mod campaigns;
+pub mod exports;
 pub mod idempotency;
 pub mod quota;
 pub mod sessions;
@@ -16,16 +17,20 @@ pub mod tenancy;
 pub mod webhooks;
 
 use pulse_domain::analysis::ports::AnalysisRepository;
+use pulse_domain::analysis::ports::Analyzer as _;
 use pulse_domain::apps::models::HEARTBEAT_RATE;
 use pulse_domain::apps::ports::AppRepository;
 use pulse_domain::apps::service::Apps;
 use pulse_domain::campaigns::models::{BriefInput, CampaignOverview, LaunchInput, ProvisionInput};
 use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository};
 use pulse_domain::campaigns::service::{Campaigns, LaunchKeys};
+use pulse_domain::exports::ports::{ExportRepository, ExportStore, WorkerPresence};
+use pulse_domain::exports::service::Exports;
 use pulse_domain::idempotency::ports::IdempotencyStore;
 use pulse_domain::ids::{BusinessId, WorkspaceId};
 use pulse_domain::quota::ports::QuotaCounter;
 use pulse_domain::results::ports::ResultsRepository;
+use pulse_domain::results::service::Results;
 use pulse_domain::sessions::models::{StartInput, StartOutcome, StartedSession, Visit};
 use pulse_domain::sessions::ports::SessionStore;
 use pulse_domain::sessions::service::Respondents;
@@ -40,7 +45,7 @@ use secrecy::ExposeSecret;
 use time::Duration;
 use time::macros::datetime;
 
-use crate::fakes::{FakeGenerator, FakeTokens, RecordingTransport, TestCrypto};
+use crate::fakes::{FakeAnalyzer, FakeGenerator, FakeRenderer, FakeTokens, RecordingTransport, TestCrypto};
 
 /// Every repository port: what an adapter under contract implements.
 pub trait Store:
@@ -54,6 +59,9 @@ pub trait Store:
     + WebhookRepository
     + AnalysisRepository
     + ResultsRepository
+    + ExportRepository
+    + ExportStore
+    + WorkerPresence
     + Clone
 {
 }
@@ -69,6 +77,9 @@ impl<T> Store for T where
         + WebhookRepository
         + AnalysisRepository
         + ResultsRepository
+        + ExportRepository
+        + ExportStore
+        + WorkerPresence
         + Clone
 {
 }
@@ -90,6 +101,9 @@ pub struct World<S> {
     pub dispatcher: Dispatcher<S, TestCrypto, SettableClock, RecordingTransport>,
     /// What the dispatcher sent, and the answers it is to get.
     pub transport: RecordingTransport,
+    /// Exports kept in the same store, rendered by a fake.
+    pub exports: Exports<S, S, FakeRenderer, TestCrypto, SettableClock>,
+    pub renderer: FakeRenderer,
 }
 
 /// A business with one approved workspace and a key reaching it.
@@ -118,7 +132,19 @@ impl<S: Store> World<S> {
         // Microseconds, as PostgreSQL keeps them: a time written reads back equal.
         let clock = SettableClock::new(datetime!(2026-01-01 10:00 UTC));
         let transport = RecordingTransport::default();
+        let renderer = FakeRenderer::default();
+        let results = Results::new(store.clone(), crypto.clone(), clock.clone(), FakeAnalyzer::default().info());
         Self {
+            exports: Exports::new(
+                store.clone(),
+                store.clone(),
+                renderer.clone(),
+                crypto.clone(),
+                clock.clone(),
+                results,
+                "https://pulse.example",
+            ),
+            renderer,
             webhooks: Webhooks::new(store.clone(), crypto.clone(), clock.clone(), transport.clone(), false),
             dispatcher: Dispatcher::new(
                 store.clone(),
@@ -241,6 +267,7 @@ macro_rules! contract_suite {
             tenancy {
                 a_key_is_found_by_its_prefix_and_a_revoked_key_stays_revoked,
                 one_reference_means_one_workspace_and_the_business_limit_holds,
+                a_key_is_usable_until_revoked_or_expired,
             }
             idempotency {
                 a_claim_is_exclusive_until_completed_then_replays,
@@ -265,6 +292,13 @@ macro_rules! contract_suite {
             }
             analysis {
                 a_finished_sessions_job_is_claimed_once_per_lease_and_released_by_its_holder,
+            }
+            exports {
+                an_export_is_read_back_only_in_its_workspace,
+                an_export_is_claimed_once_per_lease_and_only_its_holder_finishes_it,
+                a_failed_attempt_is_queued_again_or_fails_for_good,
+                files_are_kept_replaced_and_deleted,
+                fetches_are_counted_per_link_and_hour_and_workers_are_alive_while_they_beat,
             }
             webhooks {
                 a_claimed_delivery_is_held_by_its_lease_and_only_its_holder_records,

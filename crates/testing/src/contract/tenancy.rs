@@ -2,10 +2,11 @@
 //! business's workspace limit.
 
 use pulse_domain::ErrorCode;
-use pulse_domain::ids::WorkspaceId;
+use pulse_domain::ids::{ApiKeyId, WorkspaceId};
 use pulse_domain::shared::clock::Clock;
 use pulse_domain::tenancy::models::{NewWorkspace, WorkspaceCreation, WorkspaceDetails, WorkspaceType, slug_for};
 use pulse_domain::tenancy::service::KeyRequest;
+use time::Duration;
 
 use super::{Store, World};
 
@@ -23,6 +24,33 @@ pub async fn a_key_is_found_by_its_prefix_and_a_revoked_key_stays_revoked<S: Sto
     let revoked = w.store.find_api_key(&issued.prefix).await.expect("find").expect("the key");
     assert_eq!(revoked.revoked_at, Some(w.clock.now()));
     assert!(!w.store.revoke_api_key("unknown00", w.clock.now()).await.expect("revoke"));
+}
+
+pub async fn a_key_is_usable_until_revoked_or_expired<S: Store>(store: S) {
+    let w = World::new(store);
+    let business = w.admin.create_business("Acme").await.expect("business");
+    let now = w.clock.now();
+    let request = |expires_in| KeyRequest {
+        business_id: Some(business.id),
+        scopes: vec!["channel:export".into()],
+        expires_in,
+        ..KeyRequest::default()
+    };
+    let lasting = w.admin.create_key(request(None)).await.expect("key");
+    let brief = w.admin.create_key(request(Some(Duration::HOUR))).await.expect("key");
+    let id_of = |prefix: &str| {
+        let prefix = prefix.to_owned();
+        let store = w.store.clone();
+        async move { store.find_api_key(&prefix).await.expect("find").expect("the key").id }
+    };
+    let (lasting_id, brief_id) = (id_of(&lasting.prefix).await, id_of(&brief.prefix).await);
+    assert!(w.store.api_key_usable(lasting_id, now).await.expect("read"));
+    assert!(w.store.api_key_usable(brief_id, now + Duration::MINUTE).await.expect("read"));
+    assert!(!w.store.api_key_usable(brief_id, now + Duration::HOUR).await.expect("read"), "expired");
+    w.store.revoke_api_key(&lasting.prefix, now + Duration::MINUTE).await.expect("revoke");
+    assert!(w.store.api_key_usable(lasting_id, now).await.expect("read"), "usable before its revocation");
+    assert!(!w.store.api_key_usable(lasting_id, now + Duration::MINUTE).await.expect("read"), "revoked");
+    assert!(!w.store.api_key_usable(ApiKeyId::new_random(), now).await.expect("read"), "unknown");
 }
 
 pub async fn one_reference_means_one_workspace_and_the_business_limit_holds<S: Store>(store: S) {

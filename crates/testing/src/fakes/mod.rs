@@ -1,14 +1,16 @@
 //! Fakes of the ports whose real adapters are slow, secret or outside: crypto, the webhook
-//! transport, the survey generator, launch-token signing and the analyzer.
+//! transport, the survey generator, launch-token signing, the analyzer and the export renderer.
 
 mod analyzer;
 mod crypto;
 mod generator;
+mod renderer;
 mod tokens;
 mod transport;
 
 pub use analyzer::FakeAnalyzer;
 pub use crypto::TestCrypto;
 pub use generator::FakeGenerator;
+pub use renderer::FakeRenderer;
 pub use tokens::{FakeTokens, SERVER_SECRET, fake_token};
 pub use transport::RecordingTransport;

@@ -5,6 +5,7 @@
 mod analysis;
 mod apps;
 mod campaigns;
+mod exports;
 mod idempotency;
 mod quota;
 mod results;
@@ -16,6 +17,8 @@ use pulse_domain::analysis::models::{Rejection, StepResult, Verdict};
 use pulse_domain::apps::models::{Activity, AppFacts, DeviceStatus, Identity};
 use pulse_domain::campaigns::models::{Campaign, CampaignCounts, CampaignOverview, LaunchKey, LaunchLink, Survey};
 use pulse_domain::error::{Error, Result};
+use pulse_domain::exports::models::ExportRecord;
+use pulse_domain::ids::ExportId;
 use pulse_domain::ids::{
     AppInstallId, AppUserId, BusinessId, CampaignId, DeviceId, EventId, LaunchLinkId, RespondentId, SessionId,
     SurveyId, WebhookId, WorkspaceId,
@@ -64,6 +67,19 @@ struct State {
     deliveries: Vec<DeliveryRow>,
     analysis_jobs: HashMap<SessionId, AnalysisJobRow>,
     analyses: HashMap<SessionId, AnalysisRow>,
+    exports: HashMap<ExportId, ExportRow>,
+    /// Fetches per download link and hour.
+    link_fetches: HashMap<(Uuid, OffsetDateTime), u32>,
+    /// When each export worker last beat.
+    export_workers: HashMap<Uuid, OffsetDateTime>,
+    export_files: HashMap<ExportId, Vec<u8>>,
+}
+
+#[derive(Clone, Debug)]
+struct ExportRow {
+    record: ExportRecord,
+    claim: Option<Uuid>,
+    lease_until: Option<OffsetDateTime>,
 }
 
 #[derive(Clone, Debug)]

@@ -38,6 +38,12 @@ impl TenancyRepository for MemoryStore {
         Ok(self.state().keys.get(prefix).cloned())
     }
 
+    async fn api_key_usable(&self, id: ApiKeyId, at: OffsetDateTime) -> Result<bool> {
+        Ok(self.state().keys.values().any(|k| {
+            k.id == id && k.revoked_at.is_none_or(|revoked| revoked > at) && k.expires_at.is_none_or(|ends| ends > at)
+        }))
+    }
+
     async fn revoke_api_key(&self, prefix: &str, at: OffsetDateTime) -> Result<bool> {
         Ok(self.state().keys.get_mut(prefix).map(|k| k.revoked_at = Some(at)).is_some())
     }

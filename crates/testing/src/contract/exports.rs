@@ -1,0 +1,124 @@
+//! `ExportRepository`, `ExportStore` and `WorkerPresence`: records stay in their workspace, a
+//! queued export is claimed once per lease and finished or failed only by its holder, files expire,
+//! fetches are counted per link and hour, and a worker is alive while it beats.
+
+use futures_util::future::join;
+use pulse_domain::exports::models::{ExportFailure, ExportFormat, ExportRecord, ExportStatus};
+use pulse_domain::ids::{ExportId, WorkspaceId};
+use pulse_domain::shared::clock::Clock;
+use time::Duration;
+use uuid::Uuid;
+
+use super::{Store, World};
+
+async fn queued<S: Store>(w: &World<S>) -> ExportRecord {
+    let partner = w.partner("Acme").await;
+    let campaign = w.open_campaign(&partner).await.campaign;
+    let record = ExportRecord {
+        id: ExportId::new_random(),
+        workspace_id: partner.workspace,
+        campaign_id: campaign.id,
+        campaign_code: campaign.code,
+        format: ExportFormat::Json,
+        include_transcripts: false,
+        status: ExportStatus::Queued,
+        requested_by: partner.principal.key_id,
+        created_at: w.clock.now(),
+        started_at: None,
+        finished_at: None,
+        failure: None,
+        expires_at: None,
+        byte_size: None,
+        sha256: None,
+        attempts: 0,
+    };
+    w.store.insert_export(&record).await.expect("inserted");
+    record
+}
+
+pub async fn an_export_is_read_back_only_in_its_workspace<S: Store>(store: S) {
+    let w = World::new(store);
+    let record = queued(&w).await;
+    assert_eq!(w.store.find_export(record.workspace_id, record.id).await.expect("read"), Some(record.clone()));
+    assert_eq!(w.store.find_export(WorkspaceId::new_random(), record.id).await.expect("read"), None);
+    assert_eq!(w.store.find_export_by_id(record.id).await.expect("read"), Some(record.clone()));
+    assert_eq!(w.store.find_export_by_id(ExportId::new_random()).await.expect("read"), None);
+}
+
+pub async fn an_export_is_claimed_once_per_lease_and_only_its_holder_finishes_it<S: Store>(store: S) {
+    let w = World::new(store);
+    let record = queued(&w).await;
+    let now = w.clock.now();
+    let lease = now + Duration::minutes(10);
+    let (a, b) = join(w.store.claim_exports(now, lease, 2), w.store.claim_exports(now, lease, 2)).await;
+    let mut jobs = a.expect("claimed");
+    jobs.extend(b.expect("claimed"));
+    assert_eq!(jobs.len(), 1, "claimed once");
+    let job = jobs.remove(0);
+    assert_eq!((job.record.status, job.record.attempts, job.record.started_at), (ExportStatus::Running, 1, Some(now)));
+    assert!(w.store.claim_exports(now, lease, 2).await.expect("claimed").is_empty(), "held by its lease");
+
+    let later = lease + Duration::SECOND;
+    let retaken = w.store.claim_exports(later, later + Duration::minutes(10), 2).await.expect("claimed");
+    assert_eq!(retaken.len(), 1, "a lapsed lease is taken over");
+    assert_eq!((retaken[0].record.attempts, retaken[0].record.started_at), (2, Some(now)));
+    let expires = later + Duration::DAY;
+    assert!(!w.store.finish_export(record.id, job.claim_token, later, 10, "ab", expires).await.expect("finish"));
+    assert!(w.store.finish_export(record.id, retaken[0].claim_token, later, 10, "ab", expires).await.expect("finish"));
+    let ready = w.store.find_export_by_id(record.id).await.expect("read").expect("the export");
+    assert_eq!(
+        (ready.status, ready.finished_at, ready.byte_size, ready.sha256.as_deref(), ready.expires_at),
+        (ExportStatus::Ready, Some(later), Some(10), Some("ab"), Some(expires))
+    );
+    assert!(w.store.claim_exports(expires, expires + Duration::HOUR, 2).await.expect("claimed").is_empty());
+
+    assert!(w.store.expire_exports(expires - Duration::SECOND).await.expect("expired").is_empty());
+    assert_eq!(w.store.expire_exports(expires).await.expect("expired"), [record.id]);
+    let gone = w.store.find_export_by_id(record.id).await.expect("read").expect("the export");
+    assert_eq!(gone.status, ExportStatus::Expired);
+}
+
+pub async fn a_failed_attempt_is_queued_again_or_fails_for_good<S: Store>(store: S) {
+    let w = World::new(store);
+    let record = queued(&w).await;
+    let now = w.clock.now();
+    let job = w.store.claim_exports(now, now + Duration::MINUTE, 1).await.expect("claimed").remove(0);
+    assert!(!w.store.fail_export(record.id, Uuid::new_v4(), now, None).await.expect("fail"), "not the holder");
+    assert!(w.store.fail_export(record.id, job.claim_token, now, None).await.expect("fail"));
+    let job = w.store.claim_exports(now, now + Duration::MINUTE, 1).await.expect("claimed").remove(0);
+    assert_eq!(job.record.attempts, 2, "queued again at once");
+    let failure = ExportFailure { code: "RENDER_FAILED".into(), description: "The file could not be rendered.".into() };
+    assert!(w.store.fail_export(record.id, job.claim_token, now, Some(&failure)).await.expect("fail"));
+    let failed = w.store.find_export_by_id(record.id).await.expect("read").expect("the export");
+    assert_eq!((failed.status, failed.failure, failed.finished_at), (ExportStatus::Failed, Some(failure), Some(now)));
+    assert!(w.store.claim_exports(now + Duration::HOUR, now + Duration::DAY, 1).await.expect("claimed").is_empty());
+}
+
+pub async fn files_are_kept_replaced_and_deleted<S: Store>(store: S) {
+    let w = World::new(store);
+    let record = queued(&w).await;
+    assert_eq!(w.store.get(record.id).await.expect("read"), None);
+    w.store.put(record.id, b"first".to_vec()).await.expect("put");
+    w.store.put(record.id, b"second".to_vec()).await.expect("put");
+    assert_eq!(w.store.get(record.id).await.expect("read"), Some(b"second".to_vec()));
+    w.store.delete(record.id).await.expect("deleted");
+    w.store.delete(record.id).await.expect("deleting twice is no error");
+    assert_eq!(w.store.get(record.id).await.expect("read"), None);
+}
+
+pub async fn fetches_are_counted_per_link_and_hour_and_workers_are_alive_while_they_beat<S: Store>(store: S) {
+    let w = World::new(store);
+    let (link, other) = (Uuid::new_v4(), Uuid::new_v4());
+    let hour = w.clock.now();
+    for expected in 1..=3 {
+        assert_eq!(w.store.count_fetch(link, hour).await.expect("counted"), expected);
+    }
+    assert_eq!(w.store.count_fetch(other, hour).await.expect("counted"), 1, "another link");
+    assert_eq!(w.store.count_fetch(link, hour + Duration::HOUR).await.expect("counted"), 1, "another hour");
+
+    let now = w.clock.now();
+    assert!(!w.store.export_worker_alive(now - Duration::MINUTE).await.expect("read"), "no worker yet");
+    w.store.export_worker_beat(Uuid::new_v4(), now).await.expect("beat");
+    assert!(w.store.export_worker_alive(now - Duration::MINUTE).await.expect("read"));
+    assert!(!w.store.export_worker_alive(now + Duration::SECOND).await.expect("read"), "silent since");
+}
