@@ -264,3 +264,27 @@ fn transcripts_are_redacted_and_sorted_so_no_persons_answers_stand_together() {
         block_on(l.results.campaign_results(p.workspace, campaign.id, false)).expect("read").expect("the campaign");
     assert!(none.is_empty(), "no texts are read unless asked for");
 }
+
+#[test]
+fn a_ready_export_is_announced_with_ids_format_and_size_only() {
+    let l = lab();
+    let p = exporter(&l);
+    subscribe(&l.w, &p, &["export.ready"]);
+    let campaign = answered_campaign(&l, &p, 5);
+    let queued = request(&l, &p, campaign.id, "json", false).expect("queued");
+    block_on(l.w.exports.run_due()).expect("rendered");
+    assert_eq!(block_on(l.w.dispatcher.deliver_due(50)).expect("delivered").len(), 1);
+    let sent = l.w.transport.sent();
+    let envelope: serde_json::Value = serde_json::from_slice(&sent[0].body).expect("json");
+    assert_eq!((envelope["type"].as_str(), envelope["aggregate"].as_str()), (Some("export.ready"), Some("export")));
+    let (read, _) = block_on(l.w.exports.get(&p.principal, None, queued.id)).expect("read");
+    assert_eq!(
+        envelope["payload"],
+        serde_json::json!({
+            "exportId": queued.id,
+            "campaignId": campaign.id,
+            "format": "json",
+            "byteSize": read.byte_size,
+        })
+    );
+}

@@ -2,10 +2,13 @@
 //! table, so reading a record never loads its file.
 
 use diesel::prelude::*;
+use diesel::result::Error as DieselError;
 use diesel::sql_types::{BigInt, Timestamptz, Uuid as SqlUuid};
 use diesel::{QueryableByName, sql_query};
-use diesel_async::RunQueryDsl;
-use pulse_domain::exports::models::{ExportFailure, ExportFormat, ExportJob, ExportRecord, ExportStatus};
+use diesel_async::{AsyncConnection as _, RunQueryDsl};
+use pulse_domain::exports::models::{
+    ExportFailure, ExportFormat, ExportJob, ExportRecord, ExportStatus, FinishedExport,
+};
 use pulse_domain::exports::ports::{ExportRepository, ExportStore, WorkerPresence};
 use pulse_domain::ids::{ApiKeyId, CampaignId, ExportId, WorkspaceId};
 use pulse_domain::{Error, Result};
@@ -16,6 +19,7 @@ use crate::error::from_diesel;
 use crate::schema::{export_files, export_workers, exports};
 use crate::statement::Cached as _;
 use crate::store::PgStore;
+use crate::webhooks::emit_events;
 
 #[derive(Queryable, Selectable, Insertable, QueryableByName)]
 #[diesel(table_name = exports, check_for_backend(diesel::pg::Pg))]
@@ -169,30 +173,32 @@ impl ExportRepository for PgStore {
             .collect()
     }
 
-    async fn finish_export(
-        &self,
-        id: ExportId,
-        claim_token: Uuid,
-        at: OffsetDateTime,
-        byte_size: u64,
-        sha256: &str,
-        expires_at: OffsetDateTime,
-    ) -> Result<bool> {
-        let updated =
-            diesel::update(exports::table.filter(exports::id.eq(id.0).and(exports::claim_token.eq(claim_token))))
+    async fn finish_export(&self, finished: &FinishedExport) -> Result<bool> {
+        let byte_size = i64::try_from(finished.byte_size).map_err(Error::internal)?;
+        let mut conn = self.conn().await?;
+        conn.transaction::<_, DieselError, _>(async |conn| {
+            let held =
+                exports::table.filter(exports::id.eq(finished.id.0).and(exports::claim_token.eq(finished.claim_token)));
+            let updated = diesel::update(held)
                 .set((
                     exports::status.eq(ExportStatus::Ready.as_str()),
-                    exports::finished_at.eq(at),
-                    exports::byte_size.eq(i64::try_from(byte_size).map_err(Error::internal)?),
-                    exports::sha256.eq(sha256),
-                    exports::expires_at.eq(expires_at),
+                    exports::finished_at.eq(finished.at),
+                    exports::byte_size.eq(byte_size),
+                    exports::sha256.eq(&finished.sha256),
+                    exports::expires_at.eq(finished.expires_at),
                     exports::claim_token.eq(None::<Uuid>),
                     exports::lease_until.eq(None::<OffsetDateTime>),
                 ))
-                .execute(&mut self.conn().await?)
-                .await
-                .map_err(from_diesel)?;
-        Ok(updated == 1)
+                .execute(conn)
+                .await?;
+            // The event is written only by the holder that made the export READY.
+            if updated == 1 {
+                emit_events(conn, std::slice::from_ref(&finished.ready)).await?;
+            }
+            Ok(updated == 1)
+        })
+        .await
+        .map_err(from_diesel)
     }
 
     async fn fail_export(

@@ -7,8 +7,10 @@ use uuid::Uuid;
 use crate::analysis::models::{ModelInfo, Rejection};
 use crate::campaigns::models::{CampaignStatus, QuestionKind};
 use crate::error::{Error, Result};
-use crate::ids::{ApiKeyId, CampaignId, ExportId, WorkspaceId};
+use crate::ids::{ApiKeyId, CampaignId, EventId, ExportId, WorkspaceId};
 use crate::results::models::{CampaignResults, Csat, LabelCount, QuestionResult, ThemeCount};
+use crate::webhooks::models::{EventType, NewEvent};
+use serde_json::{Map, json};
 
 /// The open schema every export file names.
 pub const SCHEMA_NAME: &str = "svc.partner-export.v1";
@@ -135,6 +137,24 @@ impl ExportRecord {
     pub fn filename(&self) -> String {
         format!("pulse-{}-{}.{}", self.campaign_code, self.id, self.format.as_str())
     }
+
+    /// `export.ready` for this export's file of `byte_size` bytes: ids, format and size only.
+    pub fn ready_event(&self, id: EventId, byte_size: u64, at: OffsetDateTime) -> NewEvent {
+        let mut payload = Map::new();
+        payload.insert("exportId".into(), json!(self.id));
+        payload.insert("campaignId".into(), json!(self.campaign_id));
+        payload.insert("format".into(), json!(self.format.as_str()));
+        payload.insert("byteSize".into(), json!(byte_size));
+        NewEvent {
+            id,
+            workspace_id: self.workspace_id,
+            event_type: EventType::ExportReady,
+            aggregate: "export",
+            aggregate_id: self.id.0,
+            payload,
+            occurred_at: at,
+        }
+    }
 }
 
 /// A claimed export, with the token that proves the claim.
@@ -142,6 +162,21 @@ impl ExportRecord {
 pub struct ExportJob {
     pub record: ExportRecord,
     pub claim_token: Uuid,
+}
+
+/// A rendered file, as the worker that holds its export records it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FinishedExport {
+    pub id: ExportId,
+    pub claim_token: Uuid,
+    pub at: OffsetDateTime,
+    pub byte_size: u64,
+    /// Hex SHA-256 of the file.
+    pub sha256: String,
+    /// When the file is deleted.
+    pub expires_at: OffsetDateTime,
+    /// Its `export.ready` event.
+    pub ready: NewEvent,
 }
 
 /// What a download link names. The link is this, MAC-signed.

@@ -7,7 +7,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::Result;
-use crate::exports::models::{ExportDocument, ExportFailure, ExportFormat, ExportJob, ExportRecord};
+use crate::exports::models::{ExportDocument, ExportFailure, ExportFormat, ExportJob, ExportRecord, FinishedExport};
 use crate::ids::{ExportId, WorkspaceId};
 
 /// Export records, their claims by workers, and per-link fetch counts, shared by every replica.
@@ -45,20 +45,13 @@ pub trait ExportRepository: Send + Sync + 'static {
         limit: u32,
     ) -> impl Future<Output = Result<Vec<ExportJob>>> + Send;
 
-    /// Marks the export READY at `at` with its file's size and hex SHA-256, kept until
-    /// `expires_at`; `false`, changing nothing, when `claim_token` no longer holds it.
+    /// Marks the export READY with its file's size and SHA-256, kept until `expires_at`, and writes
+    /// its `export.ready` event in the same transaction; `false`, changing nothing, when
+    /// `claim_token` no longer holds it.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
-    fn finish_export(
-        &self,
-        id: ExportId,
-        claim_token: Uuid,
-        at: OffsetDateTime,
-        byte_size: u64,
-        sha256: &str,
-        expires_at: OffsetDateTime,
-    ) -> impl Future<Output = Result<bool>> + Send;
+    fn finish_export(&self, finished: &FinishedExport) -> impl Future<Output = Result<bool>> + Send;
 
     /// Gives a failed attempt back: QUEUED again when `failure` is `None`, else FAILED at `at`
     /// with it; `false`, changing nothing, when `claim_token` no longer holds the export.

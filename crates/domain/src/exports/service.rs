@@ -9,10 +9,10 @@ use crate::campaigns::ports::CampaignRepository;
 use crate::error::{Error, ErrorCode, RateLimitState, Refusal, Result};
 use crate::exports::models::{
     DownloadClaims, EXPORT_BATCH, EXPORT_LEASE, ExportDocument, ExportFailure, ExportFormat, ExportJob, ExportRecord,
-    ExportRequest, ExportStatus, FETCHES_PER_LINK_HOUR, LINK_LIFETIME, MAX_ATTEMPTS, RETENTION,
+    ExportRequest, ExportStatus, FETCHES_PER_LINK_HOUR, FinishedExport, LINK_LIFETIME, MAX_ATTEMPTS, RETENTION,
 };
 use crate::exports::ports::{ExportRenderer, ExportRepository, ExportStore, WorkerPresence};
-use crate::ids::{CampaignId, ExportId};
+use crate::ids::{CampaignId, EventId, ExportId};
 use crate::quota::models::{WINDOW, window_start};
 use crate::results::ports::ResultsRepository;
 use crate::results::service::Results;
@@ -254,8 +254,18 @@ where
         let byte_size = bytes.len() as u64;
         let sha256 = hex::encode(&self.crypto.sha256(&bytes));
         self.store.put(record.id, bytes).await?;
-        let now = self.clock.now();
-        self.repo.finish_export(record.id, job.claim_token, now, byte_size, &sha256, now + RETENTION).await
+        let at = self.clock.now();
+        let ready = record.ready_event(EventId::new_random(), byte_size, at);
+        let finished = FinishedExport {
+            id: record.id,
+            claim_token: job.claim_token,
+            at,
+            byte_size,
+            sha256,
+            expires_at: at + RETENTION,
+            ready,
+        };
+        self.repo.finish_export(&finished).await
     }
 
     /// Expires files past their retention and deletes them; returns how many.

@@ -3,15 +3,17 @@
 //! fetches are counted per link and hour, and a worker is alive while it beats.
 
 use futures_util::future::join;
-use pulse_domain::exports::models::{ExportFailure, ExportFormat, ExportRecord, ExportStatus};
-use pulse_domain::ids::{ExportId, WorkspaceId};
+use pulse_domain::exports::models::{ExportFailure, ExportFormat, ExportRecord, ExportStatus, FinishedExport};
+use pulse_domain::ids::{EventId, ExportId, WorkspaceId};
 use pulse_domain::shared::clock::Clock;
-use time::Duration;
+use pulse_domain::webhooks::models::SubscriptionInput;
+use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
-use super::{Store, World};
+use super::{Partner, Store, World};
 
-async fn queued<S: Store>(w: &World<S>) -> ExportRecord {
+/// A partner and a queued JSON export of its open campaign.
+async fn queued<S: Store>(w: &World<S>) -> (Partner, ExportRecord) {
     let partner = w.partner("Acme").await;
     let campaign = w.open_campaign(&partner).await.campaign;
     let record = ExportRecord {
@@ -33,12 +35,30 @@ async fn queued<S: Store>(w: &World<S>) -> ExportRecord {
         attempts: 0,
     };
     w.store.insert_export(&record).await.expect("inserted");
-    record
+    (partner, record)
+}
+
+/// The holder's record of a rendered file of 10 bytes.
+fn finished(
+    record: &ExportRecord,
+    claim_token: Uuid,
+    at: OffsetDateTime,
+    expires_at: OffsetDateTime,
+) -> FinishedExport {
+    FinishedExport {
+        id: record.id,
+        claim_token,
+        at,
+        byte_size: 10,
+        sha256: "ab".into(),
+        expires_at,
+        ready: record.ready_event(EventId::new_random(), 10, at),
+    }
 }
 
 pub async fn an_export_is_read_back_only_in_its_workspace<S: Store>(store: S) {
     let w = World::new(store);
-    let record = queued(&w).await;
+    let (_, record) = queued(&w).await;
     assert_eq!(w.store.find_export(record.workspace_id, record.id).await.expect("read"), Some(record.clone()));
     assert_eq!(w.store.find_export(WorkspaceId::new_random(), record.id).await.expect("read"), None);
     assert_eq!(w.store.find_export_by_id(record.id).await.expect("read"), Some(record.clone()));
@@ -47,7 +67,7 @@ pub async fn an_export_is_read_back_only_in_its_workspace<S: Store>(store: S) {
 
 pub async fn an_export_is_claimed_once_per_lease_and_only_its_holder_finishes_it<S: Store>(store: S) {
     let w = World::new(store);
-    let record = queued(&w).await;
+    let (_, record) = queued(&w).await;
     let now = w.clock.now();
     let lease = now + Duration::minutes(10);
     let (a, b) = join(w.store.claim_exports(now, lease, 2), w.store.claim_exports(now, lease, 2)).await;
@@ -63,8 +83,9 @@ pub async fn an_export_is_claimed_once_per_lease_and_only_its_holder_finishes_it
     assert_eq!(retaken.len(), 1, "a lapsed lease is taken over");
     assert_eq!((retaken[0].record.attempts, retaken[0].record.started_at), (2, Some(now)));
     let expires = later + Duration::DAY;
-    assert!(!w.store.finish_export(record.id, job.claim_token, later, 10, "ab", expires).await.expect("finish"));
-    assert!(w.store.finish_export(record.id, retaken[0].claim_token, later, 10, "ab", expires).await.expect("finish"));
+    let lost = w.store.finish_export(&finished(&record, job.claim_token, later, expires)).await;
+    assert!(!lost.expect("finish"), "a lost claim finishes nothing");
+    assert!(w.store.finish_export(&finished(&record, retaken[0].claim_token, later, expires)).await.expect("finish"));
     let ready = w.store.find_export_by_id(record.id).await.expect("read").expect("the export");
     assert_eq!(
         (ready.status, ready.finished_at, ready.byte_size, ready.sha256.as_deref(), ready.expires_at),
@@ -80,7 +101,7 @@ pub async fn an_export_is_claimed_once_per_lease_and_only_its_holder_finishes_it
 
 pub async fn a_failed_attempt_is_queued_again_or_fails_for_good<S: Store>(store: S) {
     let w = World::new(store);
-    let record = queued(&w).await;
+    let (_, record) = queued(&w).await;
     let now = w.clock.now();
     let job = w.store.claim_exports(now, now + Duration::MINUTE, 1).await.expect("claimed").remove(0);
     assert!(!w.store.fail_export(record.id, Uuid::new_v4(), now, None).await.expect("fail"), "not the holder");
@@ -96,7 +117,7 @@ pub async fn a_failed_attempt_is_queued_again_or_fails_for_good<S: Store>(store:
 
 pub async fn files_are_kept_replaced_and_deleted<S: Store>(store: S) {
     let w = World::new(store);
-    let record = queued(&w).await;
+    let (_, record) = queued(&w).await;
     assert_eq!(w.store.get(record.id).await.expect("read"), None);
     w.store.put(record.id, b"first".to_vec()).await.expect("put");
     w.store.put(record.id, b"second".to_vec()).await.expect("put");
@@ -121,4 +142,23 @@ pub async fn fetches_are_counted_per_link_and_hour_and_workers_are_alive_while_t
     w.store.export_worker_beat(Uuid::new_v4(), now).await.expect("beat");
     assert!(w.store.export_worker_alive(now - Duration::MINUTE).await.expect("read"));
     assert!(!w.store.export_worker_alive(now + Duration::SECOND).await.expect("read"), "silent since");
+}
+
+pub async fn a_finished_export_announces_itself_to_subscribed_endpoints_once<S: Store>(store: S) {
+    let w = World::new(store);
+    let (partner, record) = queued(&w).await;
+    let input = SubscriptionInput {
+        url: Some("https://hooks.example.com/exports".into()),
+        description: None,
+        event_types: Some(vec!["export.ready".into()]),
+    };
+    let (subscription, _) = w.webhooks.create(&partner.principal, None, input).await.expect("subscribed");
+    let now = w.clock.now();
+    let job = w.store.claim_exports(now, now + Duration::MINUTE, 1).await.expect("claimed").remove(0);
+    let finished = finished(&record, job.claim_token, now, now + Duration::DAY);
+    assert!(w.store.finish_export(&finished).await.expect("finish"));
+    assert!(!w.store.finish_export(&finished).await.expect("finish"), "the claim is spent");
+    let page = w.webhooks.deliveries(&partner.principal, None, subscription.id, None, None).await.expect("deliveries");
+    assert_eq!(page.items.len(), 1, "announced once");
+    assert_eq!(page.items[0].event_type.as_str(), "export.ready");
 }

@@ -299,6 +299,7 @@ macro_rules! contract_suite {
                 a_failed_attempt_is_queued_again_or_fails_for_good,
                 files_are_kept_replaced_and_deleted,
                 fetches_are_counted_per_link_and_hour_and_workers_are_alive_while_they_beat,
+                a_finished_export_announces_itself_to_subscribed_endpoints_once,
             }
             webhooks {
                 a_claimed_delivery_is_held_by_its_lease_and_only_its_holder_records,

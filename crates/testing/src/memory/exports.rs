@@ -1,7 +1,7 @@
 //! Export records, their claims and files, fetch counts and worker beats in memory.
 
 use pulse_domain::Result;
-use pulse_domain::exports::models::{ExportFailure, ExportJob, ExportRecord, ExportStatus};
+use pulse_domain::exports::models::{ExportFailure, ExportJob, ExportRecord, ExportStatus, FinishedExport};
 use pulse_domain::exports::ports::{ExportRepository, ExportStore, WorkerPresence};
 use pulse_domain::ids::{ExportId, WorkspaceId};
 use time::OffsetDateTime;
@@ -59,26 +59,20 @@ impl ExportRepository for MemoryStore {
         Ok(jobs)
     }
 
-    async fn finish_export(
-        &self,
-        id: ExportId,
-        claim_token: Uuid,
-        at: OffsetDateTime,
-        byte_size: u64,
-        sha256: &str,
-        expires_at: OffsetDateTime,
-    ) -> Result<bool> {
+    async fn finish_export(&self, finished: &FinishedExport) -> Result<bool> {
         let mut state = self.state();
-        let Some(row) = state.exports.get_mut(&id).filter(|row| row.claim == Some(claim_token)) else {
+        let Some(row) = state.exports.get_mut(&finished.id).filter(|row| row.claim == Some(finished.claim_token))
+        else {
             return Ok(false);
         };
         row.claim = None;
         row.lease_until = None;
         row.record.status = ExportStatus::Ready;
-        row.record.finished_at = Some(at);
-        row.record.byte_size = Some(byte_size);
-        row.record.sha256 = Some(sha256.to_owned());
-        row.record.expires_at = Some(expires_at);
+        row.record.finished_at = Some(finished.at);
+        row.record.byte_size = Some(finished.byte_size);
+        row.record.sha256 = Some(finished.sha256.clone());
+        row.record.expires_at = Some(finished.expires_at);
+        state.emit(finished.ready.clone());
         Ok(true)
     }
 

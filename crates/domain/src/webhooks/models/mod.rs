@@ -43,20 +43,27 @@ pub enum EventType {
     RespondentAcknowledged,
     FeedbackReceived,
     FeedbackAnalyzed,
+    /// An export's file is rendered and can be downloaded (additive to the contract).
+    ExportReady,
     /// Sent by `simulate` to one endpoint only, whatever it subscribed to.
     WebhookTest,
 }
 
 impl EventType {
     /// What a subscription may name.
-    pub const SUBSCRIBABLE: [EventType; 3] =
-        [EventType::RespondentAcknowledged, EventType::FeedbackReceived, EventType::FeedbackAnalyzed];
+    pub const SUBSCRIBABLE: [EventType; 4] = [
+        EventType::RespondentAcknowledged,
+        EventType::FeedbackReceived,
+        EventType::FeedbackAnalyzed,
+        EventType::ExportReady,
+    ];
 
     pub const fn as_str(self) -> &'static str {
         match self {
             EventType::RespondentAcknowledged => "respondent.acknowledged",
             EventType::FeedbackReceived => "feedback.received",
             EventType::FeedbackAnalyzed => "feedback.analyzed",
+            EventType::ExportReady => "export.ready",
             EventType::WebhookTest => "webhook.test",
         }
     }
