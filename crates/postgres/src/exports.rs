@@ -16,7 +16,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::from_diesel;
-use crate::schema::{export_files, export_workers, exports};
+use crate::schema::{download_fetches, export_files, export_workers, exports};
 use crate::statement::Cached as _;
 use crate::store::PgStore;
 use crate::webhooks::emit_events;
@@ -263,6 +263,14 @@ impl ExportRepository for PgStore {
         .await
         .map_err(from_diesel)?;
         Ok(u32::try_from(row.fetches).unwrap_or(u32::MAX))
+    }
+
+    async fn purge_fetch_counts(&self, before: OffsetDateTime) -> Result<u64> {
+        let purged = diesel::delete(download_fetches::table.filter(download_fetches::window_start.lt(before)))
+            .execute(&mut self.conn().await?)
+            .await
+            .map_err(from_diesel)?;
+        Ok(purged as u64)
     }
 }
 

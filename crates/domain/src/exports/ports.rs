@@ -79,6 +79,12 @@ pub trait ExportRepository: Send + Sync + 'static {
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
     fn count_fetch(&self, link: Uuid, window_start: OffsetDateTime) -> impl Future<Output = Result<u32>> + Send;
+
+    /// Forgets fetch counts of hours that started before `before`; returns how many.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn purge_fetch_counts(&self, before: OffsetDateTime) -> impl Future<Output = Result<u64>> + Send;
 }
 
 /// Where rendered files are kept, readable by every replica.

@@ -268,12 +268,15 @@ where
         self.repo.finish_export(&finished).await
     }
 
-    /// Expires files past their retention and deletes them; returns how many.
+    /// Expires files past their retention and deletes them, and forgets the fetch counts of past
+    /// hours; returns how many files.
     ///
     /// # Errors
     /// Port errors.
     pub async fn sweep(&self) -> Result<usize> {
-        let expired = self.repo.expire_exports(self.clock.now()).await?;
+        let now = self.clock.now();
+        self.repo.purge_fetch_counts(window_start(now)).await?;
+        let expired = self.repo.expire_exports(now).await?;
         for id in &expired {
             self.store.delete(*id).await?;
         }

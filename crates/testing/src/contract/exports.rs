@@ -136,6 +136,8 @@ pub async fn fetches_are_counted_per_link_and_hour_and_workers_are_alive_while_t
     }
     assert_eq!(w.store.count_fetch(other, hour).await.expect("counted"), 1, "another link");
     assert_eq!(w.store.count_fetch(link, hour + Duration::HOUR).await.expect("counted"), 1, "another hour");
+    assert_eq!(w.store.purge_fetch_counts(hour + Duration::HOUR).await.expect("purged"), 2, "the first hour's links");
+    assert_eq!(w.store.count_fetch(link, hour).await.expect("counted"), 1, "counted afresh once forgotten");
 
     let now = w.clock.now();
     assert!(!w.store.export_worker_alive(now - Duration::MINUTE).await.expect("read"), "no worker yet");

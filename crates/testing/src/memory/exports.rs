@@ -118,6 +118,13 @@ impl ExportRepository for MemoryStore {
         *count += 1;
         Ok(*count)
     }
+
+    async fn purge_fetch_counts(&self, before: OffsetDateTime) -> Result<u64> {
+        let mut state = self.state();
+        let held = state.link_fetches.len();
+        state.link_fetches.retain(|(_, start), _| *start >= before);
+        Ok((held - state.link_fetches.len()) as u64)
+    }
 }
 
 impl WorkerPresence for MemoryStore {
