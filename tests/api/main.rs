@@ -6,6 +6,7 @@ mod browser;
 mod campaigns;
 mod cli;
 mod errors;
+mod exports;
 mod health;
 mod helpers;
 mod idempotency;

@@ -8,7 +8,7 @@ use pulse_domain::ErrorCode;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::channel::{campaigns, devices, identity, results, webhooks};
+use crate::channel::{campaigns, devices, exports, identity, results, webhooks};
 use crate::error::{ErrorBody, status_of};
 use crate::studio::{app_installs, launch_keys};
 use crate::{apps, health, page, public};
@@ -27,6 +27,9 @@ use crate::{apps, health, page, public};
         campaigns::provision::provision,
         campaigns::get::get_campaign,
         results::get::get_results,
+        exports::request::request_export,
+        exports::get::get_export,
+        exports::download::download_export,
         campaigns::respondents::attach_respondents,
         campaigns::launch::launch_campaign,
         campaigns::launch_link::mint_launch_link,
@@ -64,6 +67,7 @@ use crate::{apps, health, page, public};
         (name = "campaigns", description = "Provisioning, audiences and launch"),
         (name = "sessions", description = "Minting single-use respondent links"),
         (name = "studio", description = "Launch keys, signing and app installs, for signed-in Studio users"),
+        (name = "exports", description = "Files of a campaign's aggregate results, rendered by a worker, fetched through signed links"),
         (name = "devices", description = "App devices and installs, as partners see them"),
         (name = "webhooks", description = "Signed event deliveries to partners' endpoints"),
         (name = "apps", description = "Mobile apps: install registration and heartbeats, no secret"),

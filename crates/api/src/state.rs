@@ -5,6 +5,8 @@ use pulse_domain::apps::ports::AppRepository;
 use pulse_domain::apps::service::Apps;
 use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenCodec, SurveyGenerator};
 use pulse_domain::campaigns::service::{Campaigns, LaunchKeys};
+use pulse_domain::exports::ports::{ExportRenderer, ExportRepository, ExportStore, WorkerPresence};
+use pulse_domain::exports::service::Exports;
 use pulse_domain::idempotency::ports::IdempotencyStore;
 use pulse_domain::idempotency::service::Idempotency;
 use pulse_domain::quota::ports::QuotaCounter;
@@ -36,7 +38,12 @@ pub trait Platform: Send + Sync + 'static {
         + WebhookRepository
         + AnalysisRepository
         + ResultsRepository
+        + ExportRepository
+        + WorkerPresence
         + Clone;
+    /// Where rendered export files are kept, readable by every replica.
+    type ExportStore: ExportStore;
+    type ExportRenderer: ExportRenderer;
     type Crypto: Crypto + Clone;
     type Clock: Clock + Clone;
     type Generator: SurveyGenerator;
@@ -61,6 +68,15 @@ pub type CampaignService<P> = Campaigns<
     <P as Platform>::LaunchTokens,
 >;
 
+/// The export service of a platform.
+pub type ExportService<P> = Exports<
+    <P as Platform>::Store,
+    <P as Platform>::ExportStore,
+    <P as Platform>::ExportRenderer,
+    <P as Platform>::Crypto,
+    <P as Platform>::Clock,
+>;
+
 /// The domain services the handlers call.
 pub struct AppState<P: Platform> {
     pub tenancy: Tenancy<P::Store, P::Crypto, P::Clock>,
@@ -72,6 +88,7 @@ pub struct AppState<P: Platform> {
     pub apps: Apps<P::Store, P::Crypto, P::Clock>,
     pub webhooks: Webhooks<P::Store, P::Crypto, P::Clock, P::WebhookTransport>,
     pub results: Results<P::Store, P::Crypto, P::Clock>,
+    pub exports: ExportService<P>,
     pub studio_tokens: P::StudioTokens,
     pub clock: P::Clock,
     pub network: NetworkPolicy,

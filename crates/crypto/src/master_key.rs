@@ -92,22 +92,9 @@ pub struct RingCrypto {
     sealing: SealingKey,
 }
 
-const DIGEST_PURPOSES: [DigestPurpose; 10] = [
-    DigestPurpose::ApiKey,
-    DigestPurpose::IdempotencyFingerprint,
-    DigestPurpose::LinkNonce,
-    DigestPurpose::SessionToken,
-    DigestPurpose::ExternalUser,
-    DigestPurpose::RefreshToken,
-    DigestPurpose::VendorDevice,
-    DigestPurpose::AppUser,
-    DigestPurpose::Cursor,
-    DigestPurpose::AnalysisInput,
-];
-
 impl RingCrypto {
     pub fn new(master: &MasterKey) -> Self {
-        let digest_keys = DIGEST_PURPOSES
+        let digest_keys = DigestPurpose::ALL
             .into_iter()
             .map(|p| (p, hmac::Key::new(hmac::HMAC_SHA256, &master.derive(p.label()))))
             .collect();

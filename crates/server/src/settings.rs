@@ -36,6 +36,8 @@ pub struct Settings {
     pub webhooks: WebhookSettings,
     /// How often an idle analysis worker looks for finished sessions.
     pub analysis_poll_every: std::time::Duration,
+    /// How often an idle export worker beats and looks for queued exports and expired files.
+    pub export_poll_every: std::time::Duration,
 }
 
 /// How webhooks are sent.
@@ -148,15 +150,13 @@ impl Settings {
             })
             .transpose()?
             .unwrap_or_default();
-        let analysis_poll_every = match var("PULSE_ANALYSIS_POLL_MS") {
-            None => std::time::Duration::from_secs(1),
-            Some(ms) => match ms.parse::<u64>() {
-                Ok(ms @ 10..=60_000) => std::time::Duration::from_millis(ms),
-                _ => bail!("PULSE_ANALYSIS_POLL_MS must be a whole number of milliseconds from 10 to 60000"),
-            },
-        };
+        let analysis_poll_every = poll_every(&var, "PULSE_ANALYSIS_POLL_MS", 60_000)?;
+        // Requests are refused while no export worker beat in the last 30 seconds, so the worker
+        // must beat well within that.
+        let export_poll_every = poll_every(&var, "PULSE_EXPORT_POLL_MS", 10_000)?;
         Ok(Self {
             analysis_poll_every,
+            export_poll_every,
             webhooks: webhook_settings(&var)?,
             trusted_proxies,
             database_url: var("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned()),
@@ -208,6 +208,17 @@ impl Settings {
             self.studio_jwt_secret = read("studio-jwt.secret")?;
         }
         Ok(self)
+    }
+}
+
+/// A worker's idle wait in `name`, milliseconds from 10 to `max_ms`; a second when not set.
+fn poll_every(var: &impl Fn(&str) -> Option<String>, name: &str, max_ms: u64) -> anyhow::Result<std::time::Duration> {
+    match var(name) {
+        None => Ok(std::time::Duration::from_secs(1)),
+        Some(ms) => match ms.parse::<u64>() {
+            Ok(ms) if (10..=max_ms).contains(&ms) => Ok(std::time::Duration::from_millis(ms)),
+            _ => bail!("{name} must be a whole number of milliseconds from 10 to {max_ms}"),
+        },
     }
 }
 
@@ -278,6 +289,15 @@ mod tests {
         assert!(s.master_key.is_none());
         assert_eq!(s.webhooks, WebhookSettings::default());
         assert_eq!(s.webhooks.schedule.max_attempts(), 5);
+        assert_eq!(s.analysis_poll_every, std::time::Duration::from_secs(1));
+        assert_eq!(s.export_poll_every, std::time::Duration::from_secs(1));
+    }
+
+    #[test]
+    fn poll_intervals_are_read() {
+        let s = settings(&[("PULSE_ANALYSIS_POLL_MS", "250"), ("PULSE_EXPORT_POLL_MS", "10000")]).expect("settings");
+        assert_eq!(s.analysis_poll_every, std::time::Duration::from_millis(250));
+        assert_eq!(s.export_poll_every, std::time::Duration::from_secs(10));
     }
 
     #[test]
@@ -323,6 +343,8 @@ mod tests {
             ("PULSE_WEBHOOK_TIMEOUT_SECS", "0"),
             ("PULSE_WEBHOOK_RETRY_DELAYS", "60,soon"),
             ("PULSE_WEBHOOK_MAX_ATTEMPTS", "9"),
+            ("PULSE_ANALYSIS_POLL_MS", "5"),
+            ("PULSE_EXPORT_POLL_MS", "30000"),
         ] {
             let err = settings(&[(var, value)]).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(err.contains(var), "{var}: {err}");

@@ -17,6 +17,7 @@ use pulse_domain::analysis::service::Analysis;
 use pulse_domain::apps::models::HEARTBEAT_RATE;
 use pulse_domain::apps::service::Apps;
 use pulse_domain::campaigns::service::{Campaigns, LaunchKeys};
+use pulse_domain::exports::service::Exports;
 use pulse_domain::idempotency::service::Idempotency;
 use pulse_domain::quota::service::Quotas;
 use pulse_domain::results::service::Results;
@@ -24,6 +25,7 @@ use pulse_domain::sessions::service::Respondents;
 use pulse_domain::shared::clock::{Clock, SettableClock};
 use pulse_domain::tenancy::service::Tenancy;
 use pulse_domain::webhooks::service::{Dispatcher, Webhooks};
+use pulse_export::JsonExportRenderer;
 use pulse_generator::TemplateGenerator;
 use pulse_postgres::PgStore;
 use pulse_webhook_http::{HttpTransport, TransportConfig};
@@ -61,6 +63,9 @@ impl Platform for ServerPlatform {
     type LaunchTokens = Arc<JwtLaunchTokens>;
     type StudioTokens = JwtStudioTokens;
     type WebhookTransport = HttpTransport;
+    // Files are kept in the database, which every replica reaches already.
+    type ExportStore = PgStore;
+    type ExportRenderer = JsonExportRenderer;
 }
 
 pub type ServerState = AppState<ServerPlatform>;
@@ -135,6 +140,7 @@ pub struct Application {
     webhook_poll: Duration,
     analysis: Arc<ServerAnalysis>,
     analysis_poll: Duration,
+    export_poll: Duration,
 }
 
 impl Application {
@@ -154,6 +160,7 @@ impl Application {
         }
         let (transport, dispatcher) = dispatcher_from(settings, store.clone(), crypto.clone(), clock.clone())?;
         let analysis = analysis_from(store.clone(), crypto.clone(), clock.clone());
+        let results = || Results::new(store.clone(), crypto.clone(), clock.clone(), LexiconAnalyzer::new().info());
         let state = web::Data::new(AppState::<ServerPlatform> {
             tenancy: Tenancy::new(store.clone(), crypto.clone(), clock.clone(), settings.quotas.workspace_limit()),
             idempotency: Idempotency::new(store.clone(), crypto.clone(), clock.clone()),
@@ -181,7 +188,16 @@ impl Application {
                 transport,
                 settings.webhooks.allow_private,
             ),
-            results: Results::new(store.clone(), crypto, clock.clone(), LexiconAnalyzer::new().info()),
+            results: results(),
+            exports: Exports::new(
+                store.clone(),
+                store.clone(),
+                JsonExportRenderer,
+                crypto.clone(),
+                clock.clone(),
+                results(),
+                &settings.base_url,
+            ),
             studio_tokens: studio_tokens_from(settings),
             clock,
             network: NetworkPolicy { trusted_proxies: settings.trusted_proxies.clone() },
@@ -200,6 +216,7 @@ impl Application {
             webhook_poll: settings.webhooks.poll_every,
             analysis: Arc::new(analysis),
             analysis_poll: settings.analysis_poll_every,
+            export_poll: settings.export_poll_every,
         })
     }
 
@@ -217,11 +234,13 @@ impl Application {
             tokio::spawn(workers::maintenance(self.state.clone(), stop.clone(), Duration::from_secs(300)));
         let deliveries = tokio::spawn(workers::deliver_webhooks(self.dispatcher, stop.clone(), self.webhook_poll));
         let analyses = tokio::spawn(workers::analyze_sessions(self.analysis, stop.clone(), self.analysis_poll));
+        let exports = tokio::spawn(workers::render_exports(self.state.clone(), stop.clone(), self.export_poll));
         let served = self.server.await;
         stop.cancel();
         maintenance.await?;
         deliveries.await?;
         analyses.await?;
+        exports.await?;
         Ok(served?)
     }
 }

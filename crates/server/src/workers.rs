@@ -6,8 +6,10 @@ use std::time::Duration;
 
 use actix_web::web;
 use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
 
 use pulse_domain::analysis::models::{ANALYSIS_BATCH, AnalysisOutcome, AnalysisSummary};
+use pulse_domain::exports::models::EXPORT_BATCH;
 use pulse_domain::webhooks::models::CLAIM_BATCH;
 
 use crate::startup::{ServerAnalysis, ServerDispatcher, ServerState};
@@ -137,4 +139,41 @@ fn log_analysis(s: &AnalysisSummary) {
             "session analysis failed; it will be retried"
         ),
     }
+}
+
+/// Renders queued exports and deletes files past their retention. It beats every round, so
+/// requests are taken only while some replica runs this worker. Log lines carry export ids, never
+/// a download token.
+pub async fn render_exports(state: web::Data<ServerState>, stop: CancellationToken, poll_every: Duration) {
+    let worker = Uuid::new_v4();
+    in_rounds(stop, poll_every, EXPORT_BATCH as usize, || async {
+        if let Err(error) = state.exports.beat(worker).await {
+            tracing::warn!(%error, "export worker beat failed");
+        }
+        let handled = match state.exports.run_due().await {
+            Ok(round) => {
+                for export in &round.ready {
+                    tracing::info!(%export, "export rendered");
+                }
+                for export in &round.retried {
+                    tracing::warn!(%export, "export rendering failed; it will be retried");
+                }
+                for export in &round.failed {
+                    tracing::info!(%export, "export failed for good");
+                }
+                round.ready.len() + round.retried.len() + round.failed.len()
+            }
+            Err(error) => {
+                tracing::warn!(%error, "export round failed");
+                0
+            }
+        };
+        match state.exports.sweep().await {
+            Ok(expired) if expired > 0 => tracing::info!(expired, "deleted export files past their retention"),
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "sweeping expired exports failed"),
+        }
+        handled
+    })
+    .await;
 }

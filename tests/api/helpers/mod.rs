@@ -5,6 +5,7 @@ pub mod admin;
 pub mod apps;
 pub mod campaigns;
 pub mod db;
+pub mod exports;
 pub mod identity;
 pub mod public;
 pub mod results;

@@ -2,6 +2,7 @@
 
 pub mod campaigns;
 pub mod devices;
+pub mod exports;
 pub mod identity;
 pub mod results;
 pub mod webhooks;
@@ -23,6 +24,7 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
             .configure(identity::configure::<P>)
             .configure(campaigns::configure::<P>)
             .configure(results::configure::<P>)
+            .configure(exports::configure::<P>)
             .configure(devices::configure::<P>)
             .configure(webhooks::configure::<P>)
             .service(web::resource("/openapi.json").route(web::get().to(crate::openapi::openapi_json))),

@@ -36,10 +36,12 @@ pub enum QuotaFamily {
     DeviceRead,
     /// The webhook routes, per key.
     Webhook,
+    /// `POST /campaigns/{id}/exports` and `GET /exports/{id}`, per key.
+    Export,
 }
 
 impl QuotaFamily {
-    pub const ALL: [QuotaFamily; 14] = [
+    pub const ALL: [QuotaFamily; 15] = [
         QuotaFamily::Identity,
         QuotaFamily::WorkspaceRead,
         QuotaFamily::WorkspaceCreate,
@@ -54,6 +56,7 @@ impl QuotaFamily {
         QuotaFamily::Install,
         QuotaFamily::DeviceRead,
         QuotaFamily::Webhook,
+        QuotaFamily::Export,
     ];
 
     /// The name used in storage, configuration and documentation.
@@ -73,6 +76,7 @@ impl QuotaFamily {
             QuotaFamily::Install => "install",
             QuotaFamily::DeviceRead => "device_read",
             QuotaFamily::Webhook => "webhook",
+            QuotaFamily::Export => "export",
         }
     }
 
@@ -83,7 +87,7 @@ impl QuotaFamily {
             | QuotaFamily::CampaignRead
             | QuotaFamily::Studio
             | QuotaFamily::DeviceRead => 3600,
-            QuotaFamily::WorkspaceCreate => 100,
+            QuotaFamily::WorkspaceCreate | QuotaFamily::Export => 100,
             QuotaFamily::Webhook => 1000,
             QuotaFamily::Provision | QuotaFamily::Audience => 500,
             QuotaFamily::Launch => 20_000,

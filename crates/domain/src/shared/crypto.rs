@@ -28,6 +28,21 @@ pub enum DigestPurpose {
 }
 
 impl DigestPurpose {
+    /// Every purpose: a crypto adapter derives one key for each.
+    pub const ALL: [DigestPurpose; 11] = [
+        DigestPurpose::ApiKey,
+        DigestPurpose::IdempotencyFingerprint,
+        DigestPurpose::LinkNonce,
+        DigestPurpose::SessionToken,
+        DigestPurpose::ExternalUser,
+        DigestPurpose::RefreshToken,
+        DigestPurpose::VendorDevice,
+        DigestPurpose::AppUser,
+        DigestPurpose::Cursor,
+        DigestPurpose::AnalysisInput,
+        DigestPurpose::DownloadLink,
+    ];
+
     pub const fn label(self) -> &'static str {
         match self {
             DigestPurpose::ApiKey => "pulse/api-key-digest/v1",
