@@ -96,10 +96,16 @@ where
             self.repo.campaign_overview(workspace, campaign).await?.ok_or_else(|| Error::not_found("campaign"))?;
         let now = self.clock.now();
         if !self.renderer.can_render(request.format) {
-            return Err(unavailable(&format!("{} files cannot be rendered right now", request.format.as_str())));
+            return Err(Error::refused(
+                ErrorCode::ExportUnavailable,
+                format!("this service cannot render {} files now; ask for a JSON export", request.format.as_str()),
+            ));
         }
         if !self.repo.export_worker_alive(now - WORKER_SILENCE).await? {
-            return Err(unavailable("no export worker is running"));
+            return Err(Error::refused(
+                ErrorCode::ExportUnavailable,
+                "no export worker is running; try again in a minute",
+            ));
         }
         let record = ExportRecord {
             id: ExportId::new_random(),
@@ -282,10 +288,6 @@ where
         }
         Ok(expired.len())
     }
-}
-
-fn unavailable(why: &str) -> Error {
-    Error::refused(ErrorCode::ExportUnavailable, format!("{why}; try again in a minute"))
 }
 
 /// What the partner is told of a rendering that failed for good: the class, never the cause.
