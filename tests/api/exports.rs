@@ -88,6 +88,11 @@ async fn a_partner_exports_a_campaign_and_downloads_the_file_through_the_link() 
     assert_eq!(text(&ready, "sha256"), format!("{:x}", Sha256::digest(&bytes)));
     let file: Value = serde_json::from_slice(&bytes).expect("the file is JSON");
     assert_eq!(file["schema"], "svc.partner-export.v1");
+    let published: Value =
+        serde_json::from_str(include_str!("../../schemas/svc.partner-export.v1.json")).expect("schema");
+    let validator = jsonschema::options().should_validate_formats(true).build(&published).expect("the schema compiles");
+    let problems: Vec<String> = validator.iter_errors(&file).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(problems.is_empty(), "the export breaks its published schema: {problems:?}");
 
     let token = token_of(url);
     assert!(!captured_logs().contains(&token), "the download token reached a log line");
@@ -254,4 +259,20 @@ async fn exports_share_the_hourly_export_quota_of_the_key() {
     let refused = app.get_export(key, text(&queued, "id")).await;
     assert!(header(&refused, "retry-after").is_some());
     assert_eq!(envelope(refused).await.1, "RATE_LIMITED");
+}
+
+#[tokio::test]
+async fn a_file_one_replica_rendered_is_served_by_another() {
+    let app = spawn_app().await;
+    let replica = app.second_instance();
+    let partner = app.export_partner().await;
+    let key = &partner.key.key;
+    let campaign = answered_campaign(&app, &partner).await;
+    let queued = app.queued_export(key, id_of(&campaign), &json!({"format": "json"})).await;
+    let ready = app.ready_export(key, text(&queued, "id")).await;
+    let path = crate::helpers::exports::download_path(text(&ready["download"], "url"));
+    let response = reqwest::get(format!("{replica}{path}")).await.expect("the other replica answers");
+    assert_eq!(response.status(), 200);
+    let bytes = response.bytes().await.expect("the file");
+    assert_eq!(text(&ready, "sha256"), format!("{:x}", Sha256::digest(&bytes)), "the same file");
 }
