@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, bail};
 use pulse_domain::quota::models::{QuotaFamily, QuotaPolicy};
 use pulse_domain::webhooks::models::RetrySchedule;
+use pulse_export_s3::S3Config;
 use pulse_postgres::PoolSettings;
 use secrecy::SecretString;
 
@@ -38,6 +39,52 @@ pub struct Settings {
     pub analysis_poll_every: std::time::Duration,
     /// How often an idle export worker beats and looks for queued exports and expired files.
     pub export_poll_every: std::time::Duration,
+    pub export_store: ExportStoreSettings,
+}
+
+/// Where rendered export files are kept.
+#[derive(Clone, Debug)]
+pub enum ExportStoreSettings {
+    Postgres,
+    S3(S3Config),
+}
+
+fn export_store_settings(var: &impl Fn(&str) -> Option<String>) -> anyhow::Result<ExportStoreSettings> {
+    match var("PULSE_EXPORT_STORE").as_deref() {
+        None | Some("postgres") => return Ok(ExportStoreSettings::Postgres),
+        Some("s3") => {}
+        Some(other) => bail!("PULSE_EXPORT_STORE must be `postgres` or `s3`, not `{other}`"),
+    }
+    let required = |name: &str| var(name).with_context(|| format!("{name} is required when PULSE_EXPORT_STORE is s3"));
+    let allow_http = match var("PULSE_S3_ALLOW_HTTP").as_deref() {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => bail!("PULSE_S3_ALLOW_HTTP must be `true` or `false`, not `{other}`"),
+    };
+    let endpoint = var("PULSE_S3_ENDPOINT");
+    if let Some(text) = &endpoint {
+        // The value is not echoed: it might hold credentials or a signed query.
+        let url = url::Url::parse(text).ok().filter(|u| {
+            matches!(u.scheme(), "http" | "https")
+                && u.has_host()
+                && u.username().is_empty()
+                && u.password().is_none()
+                && u.query().is_none()
+                && u.fragment().is_none()
+        });
+        let url = url.context("PULSE_S3_ENDPOINT must be an http(s) URL without credentials, query or fragment")?;
+        if url.scheme() == "http" && !allow_http {
+            bail!("PULSE_S3_ENDPOINT is http://: set PULSE_S3_ALLOW_HTTP=true (local servers only) or use https://");
+        }
+    }
+    Ok(ExportStoreSettings::S3(S3Config {
+        bucket: required("PULSE_S3_BUCKET")?,
+        endpoint,
+        region: var("PULSE_S3_REGION").unwrap_or_else(|| "us-east-1".to_owned()),
+        access_key_id: SecretString::from(required("PULSE_S3_ACCESS_KEY_ID")?),
+        secret_access_key: SecretString::from(required("PULSE_S3_SECRET_ACCESS_KEY")?),
+        allow_http,
+    }))
 }
 
 /// How webhooks are sent.
@@ -157,6 +204,7 @@ impl Settings {
         Ok(Self {
             analysis_poll_every,
             export_poll_every,
+            export_store: export_store_settings(&var)?,
             webhooks: webhook_settings(&var)?,
             trusted_proxies,
             database_url: var("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned()),
@@ -291,6 +339,57 @@ mod tests {
         assert_eq!(s.webhooks.schedule.max_attempts(), 5);
         assert_eq!(s.analysis_poll_every, std::time::Duration::from_secs(1));
         assert_eq!(s.export_poll_every, std::time::Duration::from_secs(1));
+        assert!(matches!(s.export_store, ExportStoreSettings::Postgres));
+    }
+
+    const S3: [(&str, &str); 4] = [
+        ("PULSE_EXPORT_STORE", "s3"),
+        ("PULSE_S3_BUCKET", "pulse-exports"),
+        ("PULSE_S3_ACCESS_KEY_ID", "key-id"),
+        ("PULSE_S3_SECRET_ACCESS_KEY", "very-secret"),
+    ];
+
+    #[test]
+    fn the_s3_export_store_is_read() {
+        let s = settings(&S3).expect("settings");
+        let ExportStoreSettings::S3(s3) = &s.export_store else { panic!("not s3: {:?}", s.export_store) };
+        assert_eq!(
+            (s3.bucket.as_str(), s3.region.as_str(), s3.endpoint.as_deref()),
+            ("pulse-exports", "us-east-1", None)
+        );
+        assert!(!s3.allow_http);
+        assert!(!format!("{:?}", s.export_store).contains("very-secret"));
+        let local = [
+            &S3[..],
+            &[
+                ("PULSE_S3_ENDPOINT", "http://127.0.0.1:9000"),
+                ("PULSE_S3_ALLOW_HTTP", "true"),
+                ("PULSE_S3_REGION", "eu-west-1"),
+            ],
+        ]
+        .concat();
+        let ExportStoreSettings::S3(s3) = settings(&local).expect("settings").export_store else { panic!("not s3") };
+        assert_eq!((s3.endpoint.as_deref(), s3.region.as_str()), (Some("http://127.0.0.1:9000"), "eu-west-1"));
+        assert!(s3.allow_http);
+    }
+
+    #[test]
+    fn the_s3_export_store_needs_its_settings() {
+        for missing in ["PULSE_S3_BUCKET", "PULSE_S3_ACCESS_KEY_ID", "PULSE_S3_SECRET_ACCESS_KEY"] {
+            let vars: Vec<_> = S3.into_iter().filter(|(name, _)| *name != missing).collect();
+            let err = settings(&vars).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.contains(missing), "{missing}: {err}");
+        }
+        for (var, value) in [
+            ("PULSE_S3_ENDPOINT", "ftp://store.example"),
+            ("PULSE_S3_ENDPOINT", "https://user:pw@store.example"),
+            ("PULSE_S3_ENDPOINT", "https://store.example/?X-Amz-Signature=abc"),
+            ("PULSE_S3_ENDPOINT", "http://127.0.0.1:9000"),
+            ("PULSE_S3_ALLOW_HTTP", "yes"),
+        ] {
+            let err = settings(&[&S3[..], &[(var, value)]].concat()).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.contains(var) && !err.contains("pw@") && !err.contains("Signature"), "{var}={value}: {err}");
+        }
     }
 
     #[test]
@@ -345,6 +444,7 @@ mod tests {
             ("PULSE_WEBHOOK_MAX_ATTEMPTS", "9"),
             ("PULSE_ANALYSIS_POLL_MS", "5"),
             ("PULSE_EXPORT_POLL_MS", "30000"),
+            ("PULSE_EXPORT_STORE", "disk"),
         ] {
             let err = settings(&[(var, value)]).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(err.contains(var), "{var}: {err}");

@@ -17,8 +17,10 @@ use pulse_domain::analysis::service::Analysis;
 use pulse_domain::apps::models::HEARTBEAT_RATE;
 use pulse_domain::apps::service::Apps;
 use pulse_domain::campaigns::service::{Campaigns, LaunchKeys};
+use pulse_domain::exports::ports::ExportStore;
 use pulse_domain::exports::service::Exports;
 use pulse_domain::idempotency::service::Idempotency;
+use pulse_domain::ids::ExportId;
 use pulse_domain::quota::service::Quotas;
 use pulse_domain::results::service::Results;
 use pulse_domain::sessions::service::Respondents;
@@ -26,6 +28,7 @@ use pulse_domain::shared::clock::{Clock, SettableClock};
 use pulse_domain::tenancy::service::Tenancy;
 use pulse_domain::webhooks::service::{Dispatcher, Webhooks};
 use pulse_export::JsonExportRenderer;
+use pulse_export_s3::S3ExportStore;
 use pulse_generator::TemplateGenerator;
 use pulse_postgres::PgStore;
 use pulse_webhook_http::{HttpTransport, TransportConfig};
@@ -33,7 +36,7 @@ use secrecy::{ExposeSecret as _, SecretString};
 use time::OffsetDateTime;
 use tokio_util::sync::CancellationToken;
 
-use crate::settings::Settings;
+use crate::settings::{ExportStoreSettings, Settings};
 use crate::workers;
 
 /// The clock the service runs on: the system's, or a settable one in tests.
@@ -63,12 +66,52 @@ impl Platform for ServerPlatform {
     type LaunchTokens = Arc<JwtLaunchTokens>;
     type StudioTokens = JwtStudioTokens;
     type WebhookTransport = HttpTransport;
-    // Files are kept in the database, which every replica reaches already.
-    type ExportStore = PgStore;
+    type ExportStore = ExportFiles;
     type ExportRenderer = JsonExportRenderer;
 }
 
 pub type ServerState = AppState<ServerPlatform>;
+
+/// Where export files are kept, as configured. Both places are reached by every replica: the
+/// database already, a bucket through its shared settings.
+pub enum ExportFiles {
+    Postgres(PgStore),
+    S3(S3ExportStore),
+}
+
+impl ExportStore for ExportFiles {
+    async fn put(&self, id: ExportId, bytes: Vec<u8>) -> pulse_domain::Result<()> {
+        match self {
+            ExportFiles::Postgres(store) => store.put(id, bytes).await,
+            ExportFiles::S3(store) => store.put(id, bytes).await,
+        }
+    }
+
+    async fn get(&self, id: ExportId) -> pulse_domain::Result<Option<Vec<u8>>> {
+        match self {
+            ExportFiles::Postgres(store) => store.get(id).await,
+            ExportFiles::S3(store) => store.get(id).await,
+        }
+    }
+
+    async fn delete(&self, id: ExportId) -> pulse_domain::Result<()> {
+        match self {
+            ExportFiles::Postgres(store) => store.delete(id).await,
+            ExportFiles::S3(store) => store.delete(id).await,
+        }
+    }
+}
+
+/// The export file store of these settings.
+fn export_files_from(settings: &Settings, store: &PgStore) -> anyhow::Result<ExportFiles> {
+    Ok(match &settings.export_store {
+        ExportStoreSettings::Postgres => ExportFiles::Postgres(store.clone()),
+        ExportStoreSettings::S3(config) => {
+            tracing::info!(bucket = %config.bucket, "export files are kept in S3");
+            ExportFiles::S3(S3ExportStore::new(config)?)
+        }
+    })
+}
 
 /// The webhook delivery worker's service.
 pub type ServerDispatcher = Dispatcher<PgStore, Arc<RingCrypto>, AppClock, HttpTransport>;
@@ -153,6 +196,7 @@ impl Application {
         let crypto = Arc::new(RingCrypto::new(&master));
         let launch_tokens = Arc::new(JwtLaunchTokens::new(&master));
         let store = store_from(settings)?;
+        let export_files = export_files_from(settings, &store)?;
         if settings.webhooks.allow_private {
             tracing::warn!(
                 "PULSE_WEBHOOK_ALLOW_PRIVATE is true: webhooks may go to http:// and private addresses (tests and local development only)"
@@ -191,7 +235,7 @@ impl Application {
             results: results(),
             exports: Exports::new(
                 store.clone(),
-                store.clone(),
+                export_files,
                 JsonExportRenderer,
                 crypto.clone(),
                 clock.clone(),
