@@ -11,15 +11,25 @@ use crate::wire::ExportFile;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct JsonExportRenderer;
 
+impl JsonExportRenderer {
+    /// The JSON file of `document`; quick enough to make on the caller's thread.
+    ///
+    /// # Errors
+    /// `Internal` if serialisation fails.
+    pub fn json(self, document: &ExportDocument) -> Result<Vec<u8>> {
+        serde_json::to_vec_pretty(&ExportFile::from(document)).map_err(Error::internal)
+    }
+}
+
 impl ExportRenderer for JsonExportRenderer {
     fn can_render(&self, format: ExportFormat) -> bool {
         format == ExportFormat::Json
     }
 
-    fn render(&self, document: &ExportDocument, format: ExportFormat) -> Result<Vec<u8>> {
+    async fn render(&self, document: &ExportDocument, format: ExportFormat) -> Result<Vec<u8>> {
         if format != ExportFormat::Json {
             return Err(Error::internal(format!("the JSON renderer cannot make a {} file", format.as_str())));
         }
-        serde_json::to_vec_pretty(&ExportFile::from(document)).map_err(Error::internal)
+        self.json(document)
     }
 }

@@ -27,7 +27,7 @@ use pulse_domain::sessions::service::Respondents;
 use pulse_domain::shared::clock::{Clock, SettableClock};
 use pulse_domain::tenancy::service::Tenancy;
 use pulse_domain::webhooks::service::{Dispatcher, Webhooks};
-use pulse_export::JsonExportRenderer;
+use pulse_export_pdf::{ExportRenderers, PdfReport};
 use pulse_export_s3::S3ExportStore;
 use pulse_generator::TemplateGenerator;
 use pulse_postgres::PgStore;
@@ -67,7 +67,7 @@ impl Platform for ServerPlatform {
     type StudioTokens = JwtStudioTokens;
     type WebhookTransport = HttpTransport;
     type ExportStore = ExportFiles;
-    type ExportRenderer = JsonExportRenderer;
+    type ExportRenderer = ExportRenderers;
 }
 
 pub type ServerState = AppState<ServerPlatform>;
@@ -236,7 +236,7 @@ impl Application {
             exports: Exports::new(
                 store.clone(),
                 export_files,
-                JsonExportRenderer,
+                renderers(),
                 crypto.clone(),
                 clock.clone(),
                 results(),
@@ -286,5 +286,16 @@ impl Application {
         analyses.await?;
         exports.await?;
         Ok(served?)
+    }
+}
+
+/// Both export formats; PDF requests are refused (503) when the report's fonts do not load.
+fn renderers() -> ExportRenderers {
+    match PdfReport::new() {
+        Ok(report) => ExportRenderers::new(Some(report)),
+        Err(error) => {
+            tracing::error!(%error, "the PDF report cannot start; PDF exports are refused");
+            ExportRenderers::new(None)
+        }
     }
 }

@@ -115,7 +115,7 @@ pub trait ExportRenderer: Send + Sync + 'static {
 
     /// # Errors
     /// `Internal` when the document cannot be rendered.
-    fn render(&self, document: &ExportDocument, format: ExportFormat) -> Result<Vec<u8>>;
+    fn render(&self, document: &ExportDocument, format: ExportFormat) -> impl Future<Output = Result<Vec<u8>>> + Send;
 }
 
 /// Which export workers are alive: each beats while it runs, and a request for an export is

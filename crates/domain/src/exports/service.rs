@@ -256,7 +256,7 @@ where
             .await?
             .ok_or_else(|| Error::internal("the campaign of an export is gone"))?;
         let document = ExportDocument::of(&results, record.include_transcripts.then_some(transcripts));
-        let bytes = self.renderer.render(&document, record.format)?;
+        let bytes = self.renderer.render(&document, record.format).await?;
         let byte_size = bytes.len() as u64;
         let sha256 = hex::encode(&self.crypto.sha256(&bytes));
         self.store.put(record.id, bytes).await?;

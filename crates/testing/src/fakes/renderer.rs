@@ -32,7 +32,7 @@ impl ExportRenderer for FakeRenderer {
         format == ExportFormat::Json || !self.pdf_unavailable.load(Ordering::SeqCst)
     }
 
-    fn render(&self, document: &ExportDocument, format: ExportFormat) -> Result<Vec<u8>> {
+    async fn render(&self, document: &ExportDocument, format: ExportFormat) -> Result<Vec<u8>> {
         if self.failures.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok() {
             return Err(Error::internal("the fake renderer was told to fail"));
         }

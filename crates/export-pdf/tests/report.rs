@@ -1,0 +1,277 @@
+//! The PDF report read back with poppler, as a partner's PDF reader would: the text it shows,
+//! the fonts it embeds, and its pages as PNG files under `target/tmp/export-pdf/` to look at.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pulse_domain::analysis::models::{ModelInfo, Rejection};
+use pulse_domain::campaigns::models::{CampaignStatus, QuestionKind};
+use pulse_domain::exports::models::{
+    AskedQuestion, EXCLUSIONS, ExportDocument, ExportFormat, ExportedCampaign, Funnel, Study,
+};
+use pulse_domain::exports::ports::ExportRenderer;
+use pulse_domain::ids::CampaignId;
+use pulse_domain::results::models::{Csat, LabelCount, QuestionResult, RatingSummary, SentimentLabel, ThemeCount};
+use pulse_export_pdf::{ExportRenderers, PdfReport};
+use time::macros::datetime;
+
+/// A campaign of two questions, a rating and a text, with `accepted` accepted responses.
+fn document(name: &str, rating_text: &str, text_question: &str, accepted: u64, floor_applied: bool) -> ExportDocument {
+    let questions = vec![
+        QuestionResult {
+            question_id: "q1".into(),
+            kind: QuestionKind::Rating { min: 1, max: 5 },
+            text: rating_text.into(),
+            answered: accepted,
+            rating: (!floor_applied).then(|| RatingSummary {
+                min: 1,
+                max: 5,
+                mean: 3.9,
+                distribution: vec![(1, 3), (2, 5), (3, 20), (4, 57), (5, 42)],
+            }),
+            sentiment: vec![],
+            themes: vec![],
+        },
+        QuestionResult {
+            question_id: "q2".into(),
+            kind: QuestionKind::Text,
+            text: text_question.into(),
+            answered: accepted - 4,
+            rating: None,
+            sentiment: if floor_applied { vec![] } else { sentiment() },
+            themes: if floor_applied { vec![] } else { themes() },
+        },
+    ];
+    let asked =
+        questions.iter().map(|q| AskedQuestion { id: q.question_id.clone(), kind: q.kind, text: q.text.clone() });
+    let model = |name: &str| ModelInfo {
+        name: name.into(),
+        version: "3.3.2".into(),
+        languages: vec!["en".into()],
+        description: "Scores words against a lexicon.".into(),
+    };
+    ExportDocument {
+        generated_at: datetime!(2026-11-23 14:05 UTC),
+        campaign: ExportedCampaign {
+            id: CampaignId::new_random(),
+            code: "spring-checkin".into(),
+            name: name.into(),
+            status: CampaignStatus::Active,
+        },
+        study: Study {
+            questions: asked.collect(),
+            period_start: Some(datetime!(2026-11-02 09:00 UTC)),
+            period_end: datetime!(2026-11-23 14:05 UTC),
+            invited: 250,
+            started: 161,
+            completed: 138,
+            accepted,
+            rejected: 11,
+            rejections: vec![(Rejection::TooFast, 7), (Rejection::TooFewWords, 4)],
+            analyzers: vec![model("vader"), model("keywords")],
+            languages_scored: if floor_applied { vec![] } else { vec!["en".into()] },
+            anonymity_floor: 5,
+            floor_applied,
+        },
+        funnel: Funnel {
+            invited: 250,
+            responded: 119,
+            started: 161,
+            completed: 138,
+            accepted,
+            completion_rate: Some(138.0 / 161.0),
+        },
+        csat: (!floor_applied).then_some(Csat { score: 99.0 / 127.0, satisfied: 99, rated: 127 }),
+        sentiment: if floor_applied { vec![] } else { sentiment() },
+        questions,
+        themes: if floor_applied { vec![] } else { themes() },
+        narrative: [
+            format!("161 people started the survey and 138 completed it; {accepted} responses were accepted."),
+            if floor_applied {
+                "Fewer than 5 responses were accepted, so breakdowns are withheld to protect respondents.".into()
+            } else {
+                "78% of 127 ratings were in the top two points of the scale.".into()
+            },
+        ]
+        .to_vec(),
+        exclusions: EXCLUSIONS.to_vec(),
+        transcripts: None,
+    }
+}
+
+fn sentiment() -> Vec<LabelCount> {
+    [(SentimentLabel::Positive, 71), (SentimentLabel::Neutral, 30), (SentimentLabel::Negative, 22)]
+        .map(|(label, count)| LabelCount { label, count })
+        .to_vec()
+}
+
+fn themes() -> Vec<ThemeCount> {
+    [("delivery", 41), ("price", 26), ("support", 12)]
+        .map(|(theme, count)| ThemeCount { theme: theme.into(), count })
+        .to_vec()
+}
+
+/// Renders `document` and keeps the file and its pages (as PNG) under `name` to be looked at.
+fn render(document: &ExportDocument, name: &str) -> PathBuf {
+    let bytes = PdfReport::new().expect("the shipped fonts load").render(document).expect("rendered");
+    assert!(bytes.starts_with(b"%PDF-"), "a PDF file");
+    let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join("export-pdf");
+    std::fs::create_dir_all(&directory).expect("artifact directory");
+    let path = directory.join(format!("{name}.pdf"));
+    std::fs::write(&path, bytes).expect("written");
+    let pages = directory.join(name);
+    poppler("pdftoppm", &["-png", "-r", "60", path.to_str().expect("utf-8 path"), pages.to_str().expect("utf-8 path")]);
+    path
+}
+
+/// Runs a poppler tool; they are installed by `.ci/run` (Debian's poppler-utils).
+fn poppler(tool: &str, args: &[&str]) -> String {
+    let output = Command::new(tool)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{tool} could not run ({e}): install poppler-utils, as .ci/run does"));
+    assert!(output.status.success(), "{tool} failed: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).expect("utf-8 output")
+}
+
+fn text_of(path: &Path) -> String {
+    // Without layout mode each line of text comes out whole, in reading order.
+    poppler("pdftotext", &[path.to_str().expect("utf-8 path"), "-"])
+}
+
+/// `text` without its whitespace: poppler breaks long lines, and reads a gap into Devanagari
+/// words where a vowel sign sits above the letter (कैसी comes out as कै सी).
+fn unspaced(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Every font `pdffonts` lists is embedded (the `emb` column says yes).
+fn assert_fonts_embedded(path: &Path) -> Vec<String> {
+    let listing = poppler("pdffonts", &[path.to_str().expect("utf-8 path")]);
+    let fonts: Vec<&str> = listing.lines().skip(2).collect();
+    assert!(!fonts.is_empty(), "fonts are listed: {listing}");
+    for font in &fonts {
+        let columns: Vec<&str> = font.split_whitespace().collect();
+        // name type encoding emb sub uni object-id: read from the right, as types have spaces.
+        let emb = columns[columns.len() - 5];
+        assert_eq!(emb, "yes", "every font is embedded: {font}");
+    }
+    fonts.iter().map(|f| f.split_whitespace().next().unwrap_or_default().to_owned()).collect()
+}
+
+#[test]
+fn an_english_report_shows_the_campaign_its_counts_and_every_section() {
+    let path = render(
+        &document(
+            "Spring check-in",
+            "How satisfied are you with your delivery?",
+            "What should we improve?",
+            127,
+            false,
+        ),
+        "english",
+    );
+    let text = text_of(&path);
+    for expected in [
+        "Spring check-in",
+        "Campaign spring-checkin · collecting · 2 Nov 2026 – 23 Nov 2026",
+        "Summary",
+        "161 people started the survey and 138 completed it; 127 responses were accepted.",
+        "About this study",
+        "How satisfied are you with your delivery?",
+        "vader 3.3.2",
+        "too fast: 7",
+        "Response funnel",
+        "Satisfaction (CSAT)",
+        "78% of 127 ratings in the top two points",
+        "Sentiment of written answers",
+        "Per-question scores",
+        "Mean 3.9 on a scale of 1 to 5",
+        "Themes",
+        "delivery",
+        "What this report leaves out",
+        "signature-visualisations",
+        "Page 1 of",
+    ] {
+        assert!(text.contains(expected), "the report shows {expected:?}:\n{text}");
+    }
+    for count in ["250", "119", "161", "138", "127"] {
+        assert!(text.lines().any(|line| line.trim() == count), "the funnel shows {count}:\n{text}");
+    }
+    let fonts = assert_fonts_embedded(&path);
+    assert!(fonts.iter().all(|f| f.contains("NotoSans")), "only the shipped fonts: {fonts:?}");
+}
+
+#[test]
+fn a_hindi_survey_is_set_in_devanagari_with_its_font_embedded() {
+    let question = "आपको हमारी सेवा कैसी लगी?";
+    // No analyzer covers Hindi: its answers are counted but get no sentiment.
+    let mut hindi = document("ग्राहक अनुभव", question, "हम क्या बेहतर कर सकते हैं?", 127, false);
+    hindi.study.languages_scored.clear();
+    let unscored = |counts: &mut Vec<LabelCount>| counts.iter_mut().for_each(|c| c.count = 0);
+    unscored(&mut hindi.sentiment);
+    unscored(&mut hindi.questions[1].sentiment);
+    let path = render(&hindi, "hindi");
+    let text = unspaced(&text_of(&path));
+    assert!(text.contains(&unspaced("No written answer has been scored yet")), "{text}");
+    assert!(!text.contains("Positive"), "no empty sentiment bars: {text}");
+    assert!(text.contains(&unspaced(question)), "the Hindi question is there as text:\n{text}");
+    assert!(text.contains("ग्राहकअनुभव"), "the Hindi title is there:\n{text}");
+    let fonts = assert_fonts_embedded(&path);
+    assert!(fonts.iter().any(|f| f.contains("NotoSansDevanagari")), "the Devanagari font is embedded: {fonts:?}");
+}
+
+#[test]
+fn questions_in_every_survey_language_come_out_as_written() {
+    let questions = [
+        "How was your visit?",
+        "Comment s'est passée votre visite ?",
+        "¿Cómo fue su visita?",
+        "Wie war Ihr Besuch?",
+        "Como foi a sua visita?",
+        "आपकी यात्रा कैसी रही?",
+        "Com'è andata la sua visita?",
+        "Hoe was uw bezoek?",
+    ];
+    let path = render(&document("Eight languages", questions[0], &questions[1..].join(" / "), 40, false), "languages");
+    let text = unspaced(&text_of(&path));
+    for question in questions {
+        assert!(text.contains(&unspaced(question)), "{question:?} is in the report:\n{text}");
+    }
+}
+
+#[test]
+fn a_campaign_name_that_looks_like_markup_is_printed_as_it_is() {
+    let name = r#"#panic("boom") *not bold* $x^2$ <tag> @ref // and \ more"#;
+    let path = render(&document(name, "Rate us", "Tell us more", 40, false), "markup-name");
+    let text = unspaced(&text_of(&path));
+    assert!(text.contains(&unspaced(name)), "the name is shown literally:\n{text}");
+}
+
+#[test]
+fn below_the_floor_the_report_keeps_the_counts_and_withholds_every_breakdown() {
+    let path = render(&document("Small team", "Rate us", "Tell us more", 4, true), "below-floor");
+    let text = text_of(&path);
+    assert!(text.contains("Withheld: fewer than 5 responses were accepted"), "{text}");
+    assert!(text.contains("(applied: breakdowns withheld)"), "{text}");
+    assert!(!text.contains("Mean "), "no rating breakdown: {text}");
+    assert!(!text.contains("delivery"), "no theme: {text}");
+    assert!(text.lines().any(|line| line.trim() == "250"), "the invited count stays: {text}");
+}
+
+#[tokio::test]
+async fn the_worker_renderer_makes_both_formats_and_refuses_pdf_without_a_report() {
+    let document = document("Both formats", "Rate us", "Tell us more", 40, false);
+    let renderers = ExportRenderers::new(Some(PdfReport::new().expect("fonts load")));
+    assert!(renderers.can_render(ExportFormat::Pdf) && renderers.can_render(ExportFormat::Json));
+    let pdf = renderers.render(&document, ExportFormat::Pdf).await.expect("pdf");
+    assert!(pdf.starts_with(b"%PDF-"));
+    let json = renderers.render(&document, ExportFormat::Json).await.expect("json");
+    let json: serde_json::Value = serde_json::from_slice(&json).expect("a JSON file");
+    assert_eq!(json["campaign"]["name"], "Both formats");
+
+    let without = ExportRenderers::new(None);
+    assert!(!without.can_render(ExportFormat::Pdf));
+    assert!(without.can_render(ExportFormat::Json));
+    assert!(without.render(&document, ExportFormat::Pdf).await.is_err());
+}
