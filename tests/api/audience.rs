@@ -8,7 +8,7 @@ use pulse_domain::quota::models::QuotaPolicy;
 use serde_json::{Value, json};
 
 use crate::helpers::campaigns::{CAMPAIGN_SCOPES, Link, code_of, id_of};
-use crate::helpers::{captured_logs, envelope, spawn_app, spawn_app_with};
+use crate::helpers::{captured_logs, envelope, spawn_app, spawn_app_with, unreachable_senders};
 
 async fn attached(response: reqwest::Response) -> Vec<Value> {
     assert_eq!(response.status(), 200);
@@ -194,7 +194,7 @@ async fn the_audience_quota_is_429_with_retry_after() {
 
 #[tokio::test]
 async fn contact_details_never_reach_a_response_a_log_line_or_a_clear_column() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(unreachable_senders).await;
     let partner = app.campaign_partner().await;
     let name = "Quintessa Marlowe-Zed";
     let email = "quintessa.marlowe@example.org";
@@ -296,7 +296,10 @@ async fn a_closed_link_is_single_use_and_counts_its_respondent_as_responded() {
     let code = code_of(&campaign);
     app.respond(code, &json!({"invitation": nonce}), &[("q1", json!(4))]).await;
     let read: Value = app.get_campaign(&partner.key.key, id).await.json().await.expect("json");
-    assert_eq!(read["counts"], json!({"invited": 2, "responded": 1, "started": 1, "completed": 1}));
+    assert_eq!(
+        read["counts"],
+        json!({"invited": 2, "responded": 1, "started": 1, "completed": 1, "messages": [], "messageFailures": []})
+    );
 
     let reused = app.start(code, &json!({"consentGiven": true, "invitation": nonce})).await;
     let (status, code, _) = envelope(reused).await;

@@ -19,6 +19,8 @@ use serde_json::{Value, json};
 
 use crate::helpers::campaigns::{code_of, id_of};
 use crate::helpers::{TestApp, captured_logs, spawn_app};
+use crate::outreach::{MailServer, eventually, outreach_app};
+use crate::receiver::Receiver;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -455,4 +457,33 @@ async fn answer_as(browser: &Browser, url: &str, person: usize, (rating, why, im
     }
     browser.testid("screen-finish").await;
     browser.screenshot(&format!("person-{:02}-finished", person + 1)).await;
+}
+
+/// An invitation as a person gets it: the email arrives at a real SMTP server, its link opens the
+/// page in the browser, the person answers, and a thank-you email follows.
+#[tokio::test]
+async fn an_emailed_invitation_is_answered_in_the_browser_and_thanked() {
+    let mail = MailServer::start();
+    let provider = Receiver::start().await;
+    let app = outreach_app(&mail, &provider).await;
+    let partner = app.campaign_partner().await;
+    let key = &partner.key.key;
+    let brief = json!({
+        "brief": {"intentText": "How was your last delivery with us?", "constraints": {"questionCount": 3, "languages": ["en"]}},
+        "delivery": {"channels": ["EMAIL"], "greetByName": true},
+    });
+    let campaign = app.provision(key, &brief).await.json::<Value>().await.expect("json")["campaign"].clone();
+    let row = json!({"rows": [{"externalRef": "p1", "name": "Asha", "email": "asha@example.com"}]});
+    assert_eq!(app.attach_respondents(key, id_of(&campaign), &row).await.status(), 200);
+    assert_eq!(app.launch_campaign(key, id_of(&campaign)).await.status(), 200);
+    let invitation = eventually("the invitation", || mail.messages().into_iter().next()).await;
+    let path = invitation.survey_path().expect("the invitation carries a link");
+
+    let browser = Browser::open("an_emailed_invitation_is_answered_in_the_browser_and_thanked").await;
+    let answers = (5, "The driver was friendly and quick.", "Nothing, thanks.");
+    let outcome = AssertUnwindSafe(answer_as(&browser, &app.url(&path), 0, answers)).catch_unwind().await;
+    browser.close(outcome).await;
+
+    let thanks = eventually("the thank-you", || Some(mail.messages()).filter(|m| m.len() == 2)).await;
+    assert!(thanks.iter().any(|m| m.subject.starts_with("Thank you") && m.survey_path().is_none()), "{thanks:?}");
 }

@@ -8,7 +8,7 @@ use pulse_domain::quota::models::QuotaPolicy;
 use serde_json::{Value, json};
 
 use crate::helpers::campaigns::{CAMPAIGN_SCOPES, id_of};
-use crate::helpers::{envelope, spawn_app, spawn_app_with};
+use crate::helpers::{envelope, spawn_app, spawn_app_with, unreachable_senders};
 
 const INTENT: &str = "How was your last delivery with us?";
 
@@ -62,7 +62,10 @@ async fn provisioning_answers_201_with_a_draft_campaign_and_its_survey() {
     assert_eq!(campaign["workspaceId"], json!(partner.workspace.to_string()));
     assert_eq!(campaign["publicUrl"], json!(format!("{}/p/{code}", app.settings.survey_url)));
     assert_eq!(campaign["readiness"], json!({"launchReady": true, "blockers": []}));
-    assert_eq!(campaign["counts"], json!({"invited": 0, "responded": 0, "started": 0, "completed": 0}));
+    assert_eq!(
+        campaign["counts"],
+        json!({"invited": 0, "responded": 0, "started": 0, "completed": 0, "messages": [], "messageFailures": []})
+    );
     assert_eq!(campaign["survey"]["languages"], json!(["en"]));
     assert_eq!(campaign["survey"]["defaultLanguage"], json!("en"));
     assert_eq!(campaign["survey"]["questions"].as_array().map(Vec::len), Some(4));
@@ -422,7 +425,7 @@ async fn an_idempotent_replay_answers_200_with_the_same_campaign() {
 
 #[tokio::test]
 async fn reading_shows_readiness_blockers_and_counts() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(unreachable_senders).await;
     let business = app.create_business().await;
     let key = app.create_key(Some(business), &CAMPAIGN_SCOPES).await;
     let workspace = app.workspace(&key.key, "pending").await;
@@ -442,7 +445,10 @@ async fn reading_shows_readiness_blockers_and_counts() {
             .iter()
             .all(|b| b["description"].as_str().is_some_and(|d| !d.is_empty()))
     );
-    assert_eq!(read["counts"], json!({"invited": 0, "responded": 0, "started": 0, "completed": 0}));
+    assert_eq!(
+        read["counts"],
+        json!({"invited": 0, "responded": 0, "started": 0, "completed": 0, "messages": [], "messageFailures": []})
+    );
 
     let rows = json!({"rows": [
         {"externalRef": "r1", "email": "first.person@example.com"},
@@ -453,7 +459,10 @@ async fn reading_shows_readiness_blockers_and_counts() {
     app.approve_workspace(workspace).await;
     let read: Value = app.get_campaign(&key.key, id).await.json().await.expect("json");
     assert_eq!(read["readiness"], json!({"launchReady": true, "blockers": []}));
-    assert_eq!(read["counts"], json!({"invited": 3, "responded": 0, "started": 0, "completed": 0}));
+    assert_eq!(
+        read["counts"],
+        json!({"invited": 3, "responded": 0, "started": 0, "completed": 0, "messages": [], "messageFailures": []})
+    );
     assert_eq!(read["audience"], json!("CLOSED"), "respondents attached before launch close the audience");
 }
 

@@ -9,7 +9,7 @@ use time::format_description::well_known::Rfc3339;
 use time::{Duration, OffsetDateTime};
 
 use crate::helpers::campaigns::{CAMPAIGN_SCOPES, Link, code_of, id_of};
-use crate::helpers::{START, TestApp, captured_logs, envelope, spawn_app, spawn_app_with};
+use crate::helpers::{START, TestApp, captured_logs, envelope, spawn_app, spawn_app_with, unreachable_senders};
 
 /// The access state of a visit with `lt`.
 async fn state_with_token(app: &TestApp, code: &str, token: &str) -> Value {
@@ -55,7 +55,7 @@ async fn launching_needs_an_approved_workspace_and_then_answers_200_again_and_ag
 
 #[tokio::test]
 async fn launching_names_missing_recipients() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(unreachable_senders).await;
     let partner = app.campaign_partner().await;
     let body = json!({"brief": {"intentText": "How was your last delivery with us?"},
         "delivery": {"channels": ["EMAIL"]}});

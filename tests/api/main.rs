@@ -14,6 +14,7 @@ mod identity;
 mod launch;
 mod openapi;
 mod orgs;
+mod outreach;
 mod page;
 mod public;
 mod quotas;

@@ -56,9 +56,12 @@ async fn the_document_is_served_without_a_key_and_lists_every_route() {
         "POST /api/v1/public/pulse/{code}/start",
         "POST /api/v1/public/pulse/{code}/sessions/{sessionId}/answers",
         "POST /api/v1/public/pulse/{code}/sessions/{sessionId}/complete",
+        "POST /api/v1/public/messages/replies",
         "GET /p/{code}",
         "GET /s/{code}/{nonce}",
         "GET /assets/{name}",
+        "GET /u/{token}",
+        "POST /u/{token}",
         "GET /healthz",
         "GET /readyz",
     ]

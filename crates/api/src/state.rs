@@ -9,6 +9,8 @@ use pulse_domain::exports::ports::{ExportRenderer, ExportRepository, ExportStore
 use pulse_domain::exports::service::Exports;
 use pulse_domain::idempotency::ports::IdempotencyStore;
 use pulse_domain::idempotency::service::Idempotency;
+use pulse_domain::outreach::ports::{MessageSender, OutreachRepository};
+use pulse_domain::outreach::service::Outreach;
 use pulse_domain::quota::ports::QuotaCounter;
 use pulse_domain::quota::service::Quotas;
 use pulse_domain::results::ports::ResultsRepository;
@@ -40,6 +42,7 @@ pub trait Platform: Send + Sync + 'static {
         + ResultsRepository
         + ExportRepository
         + WorkerPresence
+        + OutreachRepository
         + Clone;
     /// Where rendered export files are kept, readable by every replica.
     type ExportStore: ExportStore;
@@ -50,6 +53,8 @@ pub trait Platform: Send + Sync + 'static {
     type LaunchTokens: LaunchTokenCodec + Clone;
     type StudioTokens: StudioTokens;
     type WebhookTransport: WebhookTransport + Clone;
+    /// Where invitations, reminders and thank-you messages leave, and provider replies are read.
+    type MessageSender: MessageSender;
 }
 
 /// Where requests come from: the peer address, or the client named in `X-Forwarded-For` when the
@@ -77,6 +82,10 @@ pub type ExportService<P> = Exports<
     <P as Platform>::Clock,
 >;
 
+/// The outreach service of a platform.
+pub type OutreachService<P> =
+    Outreach<<P as Platform>::Store, <P as Platform>::MessageSender, <P as Platform>::Crypto, <P as Platform>::Clock>;
+
 /// The domain services the handlers call.
 pub struct AppState<P: Platform> {
     pub tenancy: Tenancy<P::Store, P::Crypto, P::Clock>,
@@ -89,6 +98,7 @@ pub struct AppState<P: Platform> {
     pub webhooks: Webhooks<P::Store, P::Crypto, P::Clock, P::WebhookTransport>,
     pub results: Results<P::Store, P::Crypto, P::Clock>,
     pub exports: ExportService<P>,
+    pub outreach: OutreachService<P>,
     pub studio_tokens: P::StudioTokens,
     pub clock: P::Clock,
     pub network: NetworkPolicy,

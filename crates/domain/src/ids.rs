@@ -108,3 +108,7 @@ id_type!(
     /// A partner's export of a campaign's results, and its file.
     ExportId
 );
+id_type!(
+    /// One outreach message (an invitation, a reminder or a thank-you) to one person on one channel.
+    MessageId
+);

@@ -13,6 +13,7 @@ pub mod error;
 pub mod exports;
 pub mod idempotency;
 pub mod ids;
+pub mod outreach;
 pub mod quota;
 pub mod results;
 pub mod sessions;

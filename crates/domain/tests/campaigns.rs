@@ -8,6 +8,7 @@ use pulse_domain::campaigns::models::{
 };
 use pulse_domain::error::ErrorCode;
 use pulse_domain::ids::CampaignId;
+use pulse_domain::outreach::models::MESSAGE_CHANNELS;
 use pulse_domain::shared::clock::Clock;
 use pulse_domain::studio::models::{PERMISSION_BUILD, PERMISSION_VIEW};
 use pulse_domain::tenancy::models::WorkspaceStatus;
@@ -27,10 +28,10 @@ fn a_campaign_stays_draft_until_its_workspace_is_approved() {
     assert_eq!(draft.survey.questions.len(), 3);
     assert_eq!(draft.survey.questions[0].kind, QuestionKind::Rating { min: 1, max: 5 });
     assert_eq!(draft.counts, CampaignCounts::default());
-    let blockers: Vec<&str> = draft.blockers().iter().map(|b| b.code).collect();
+    let blockers: Vec<&str> = draft.blockers(&MESSAGE_CHANNELS).iter().map(|b| b.code).collect();
     assert_eq!(blockers, ["WORKSPACE_NOT_APPROVED"]);
-    assert!(!draft.readiness().launch_ready());
-    assert_eq!(draft.readiness().blockers, draft.blockers());
+    assert!(!draft.readiness(&MESSAGE_CHANNELS).launch_ready());
+    assert_eq!(draft.readiness(&MESSAGE_CHANNELS).blockers, draft.blockers(&MESSAGE_CHANNELS));
 
     let refused = launch(&w, &p, draft.campaign.id).expect_err("not ready");
     assert_eq!(refused.code(), ErrorCode::NotLaunchReady);
@@ -41,11 +42,11 @@ fn a_campaign_stays_draft_until_its_workspace_is_approved() {
     let active = launch(&w, &p, draft.campaign.id).expect("launched");
     assert_eq!(active.campaign.status, CampaignStatus::Active);
     assert_eq!(active.campaign.launched_at, Some(w.clock.now()));
-    assert!(active.blockers().is_empty());
-    assert!(active.readiness().launch_ready());
+    assert!(active.blockers(&MESSAGE_CHANNELS).is_empty());
+    assert!(active.readiness(&MESSAGE_CHANNELS).launch_ready());
     let suspended = CampaignOverview { workspace_status: WorkspaceStatus::Suspended, ..active.clone() };
-    assert_eq!(suspended.blockers().len(), 1);
-    assert!(suspended.readiness().launch_ready(), "a live campaign's blockers no longer matter");
+    assert_eq!(suspended.blockers(&MESSAGE_CHANNELS).len(), 1);
+    assert!(suspended.readiness(&MESSAGE_CHANNELS).launch_ready(), "a live campaign's blockers no longer matter");
 
     w.clock.advance(Duration::HOUR);
     let again = launch(&w, &p, draft.campaign.id).expect("launched again");
@@ -81,7 +82,7 @@ fn email_delivery_needs_a_respondent_with_an_email() {
     };
     let draft = provision(&w, &p, input);
     let id = draft.campaign.id;
-    let blockers: Vec<&str> = draft.blockers().iter().map(|b| b.code).collect();
+    let blockers: Vec<&str> = draft.blockers(&MESSAGE_CHANNELS).iter().map(|b| b.code).collect();
     assert_eq!(blockers, ["NO_EMAIL_RECIPIENTS"]);
     let refused = launch(&w, &p, id).expect_err("no recipients");
     assert_eq!(refused.code(), ErrorCode::NotLaunchReady);
@@ -93,6 +94,27 @@ fn email_delivery_needs_a_respondent_with_an_email() {
     let counts = counts(&w, &p, id);
     assert_eq!((counts.invited, counts.invited_with_email, counts.invited_with_phone), (2, 1, 0));
     assert_eq!(launch(&w, &p, id).expect("launched").campaign.status, CampaignStatus::Active);
+}
+
+#[test]
+fn a_channel_without_a_sender_blocks_launch_and_says_which() {
+    let w = world();
+    let p = partner(&w, true);
+    let channels = vec![DeliveryChannel::Email, DeliveryChannel::Telephony];
+    let input = ProvisionInput {
+        delivery: Some(DeliveryInput { channels: Some(channels), ..DeliveryInput::default() }),
+        ..brief()
+    };
+    let draft = provision(&w, &p, input);
+    attach(&w, &p, draft.campaign.id, vec![row("ada", Some("ada@example.com"))]);
+    let refused = launch(&w, &p, draft.campaign.id).expect_err("no telephony sender");
+    assert_eq!(refused.code(), ErrorCode::NotLaunchReady);
+    let text = refused.to_string();
+    assert!(text.contains("CHANNEL_UNAVAILABLE") && text.contains("TELEPHONY"), "{text}");
+    assert!(!text.contains("EMAIL,"), "only the channel without a sender is named: {text}");
+    let without_email = overview(&w, &p, draft.campaign.id).blockers(&[DeliveryChannel::Sms]);
+    let codes: Vec<&str> = without_email.iter().map(|b| b.code).collect();
+    assert_eq!(codes, ["CHANNEL_UNAVAILABLE", "CHANNEL_UNAVAILABLE", "NO_PHONE_RECIPIENTS"]);
 }
 
 #[test]

@@ -31,6 +31,7 @@ mod topics;
 
 use std::collections::HashSet;
 
+use pulse_domain::campaigns::models::Register;
 use pulse_domain::campaigns::models::{Brief, GeneratedSurvey, LanguageTag, QuestionDraft, QuestionKind};
 use pulse_domain::campaigns::ports::SurveyGenerator;
 use pulse_domain::error::{Error, Result};
@@ -39,7 +40,7 @@ use phrases::{
     ALTERNATIVES, ASPECT_KEYWORDS, ASPECT_SLOT, CLOSING_KEYWORDS, CSAT_KEYWORDS, FRAME_KEYWORDS, FRAMES, Language,
     RATING_KEYWORDS, RATINGS, STANDALONE_KEYWORDS, STANDALONES, TITLE_KEYWORDS, Wording,
 };
-use topics::{Bans, Register, aspect_order};
+use topics::{Bans, aspect_order, register_from_tone};
 
 /// The most questions a brief may ask for.
 const MAX_QUESTIONS: usize = 50;
@@ -211,7 +212,7 @@ fn compose(brief: &Brief) -> Result<GeneratedSurvey> {
         tags: &brief.languages,
         used: vec![HashSet::new(); languages.len()],
         languages,
-        register: Register::from_tone(brief.tone.as_deref()),
+        register: register_from_tone(brief.tone.as_deref()),
         bans: Bans::new(&brief.banned_topics),
         questions: Vec::with_capacity(count),
     };
@@ -237,7 +238,7 @@ fn compose(brief: &Brief) -> Result<GeneratedSurvey> {
     if count >= 2 && !draft.questions.iter().any(|q| q.kind == QuestionKind::Text) {
         return Err(too_few());
     }
-    Ok(GeneratedSurvey { title, questions: draft.questions })
+    Ok(GeneratedSurvey { title, register: draft.register, questions: draft.questions })
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! Reading the partner's free text: banned topics, the tone, and the aspects the intent mentions.
 
+use pulse_domain::campaigns::models::Register;
+
 use crate::phrases::{ASPECT_CUES, ASPECTS};
 
 /// Lower case, without Latin accents and without the Devanagari nukta, so that a ban on "preco" or
@@ -81,15 +83,6 @@ impl Bans {
     }
 }
 
-/// The register a survey is written in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Register {
-    /// vous, Sie, usted, आप; the default.
-    Formal,
-    /// tu, du, tú, तुम; friendlier English.
-    Informal,
-}
-
 /// Tone words (folded) that ask for the informal register.
 const INFORMAL_CUES: &[&str] = &[
     "casual",
@@ -146,21 +139,19 @@ const FORMAL_CUES: &[&str] = &[
     "professionale",
 ];
 
-impl Register {
-    /// Informal when the tone holds an informal word and no formal one; formal otherwise, which
-    /// is the safe default for a business writing to its customers.
-    pub(crate) fn from_tone(tone: Option<&str>) -> Self {
-        let Some(tone) = tone else { return Register::Formal };
-        let folded = fold(tone);
-        let mut informal = false;
-        for word in words(&folded) {
-            if FORMAL_CUES.contains(&word) {
-                return Register::Formal;
-            }
-            informal |= INFORMAL_CUES.contains(&word);
+/// The register the brief's tone asks for: informal when the tone holds an informal word and no
+/// formal one; formal otherwise, which is the safe default for a business writing to its customers.
+pub(crate) fn register_from_tone(tone: Option<&str>) -> Register {
+    let Some(tone) = tone else { return Register::Formal };
+    let folded = fold(tone);
+    let mut informal = false;
+    for word in words(&folded) {
+        if FORMAL_CUES.contains(&word) {
+            return Register::Formal;
         }
-        if informal { Register::Informal } else { Register::Formal }
+        informal |= INFORMAL_CUES.contains(&word);
     }
+    if informal { Register::Informal } else { Register::Formal }
 }
 
 /// Aspect indexes, those the intent text mentions first (in the order it mentions them), then the
@@ -206,13 +197,13 @@ mod tests {
 
     #[test]
     fn the_register_follows_the_tone() {
-        assert_eq!(Register::from_tone(None), Register::Formal);
-        assert_eq!(Register::from_tone(Some("formal")), Register::Formal);
-        assert_eq!(Register::from_tone(Some("Warm, playful")), Register::Informal);
-        assert_eq!(Register::from_tone(Some("informal")), Register::Informal);
-        assert_eq!(Register::from_tone(Some("laid-back")), Register::Informal);
-        assert_eq!(Register::from_tone(Some("friendly but professional")), Register::Formal);
-        assert_eq!(Register::from_tone(Some("neutral")), Register::Formal);
+        assert_eq!(register_from_tone(None), Register::Formal);
+        assert_eq!(register_from_tone(Some("formal")), Register::Formal);
+        assert_eq!(register_from_tone(Some("Warm, playful")), Register::Informal);
+        assert_eq!(register_from_tone(Some("informal")), Register::Informal);
+        assert_eq!(register_from_tone(Some("laid-back")), Register::Informal);
+        assert_eq!(register_from_tone(Some("friendly but professional")), Register::Formal);
+        assert_eq!(register_from_tone(Some("neutral")), Register::Formal);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use diesel_async::{AsyncConnection as _, RunQueryDsl};
 use pulse_domain::apps::models::{Attribution, Identity};
 use pulse_domain::campaigns::models::{
     AudienceMode, Campaign, CampaignCounts, CampaignOverview, CampaignStatus, LAUNCH_KEY_SLOTS, LanguageTag,
-    LaunchContext, LaunchKey, LaunchLink, NewRespondent, Question, QuestionKind, RowOutcome, Survey,
+    LaunchContext, LaunchKey, LaunchLink, NewRespondent, Question, QuestionKind, Register, RowOutcome, Survey,
     UpsertedRespondent, token_invalid,
 };
 use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository};
@@ -100,6 +100,7 @@ struct SurveyRow {
     languages: Vec<String>,
     questions: serde_json::Value,
     created_at: OffsetDateTime,
+    register: String,
 }
 
 impl SurveyRow {
@@ -118,6 +119,8 @@ impl SurveyRow {
             workspace_id: WorkspaceId(self.workspace_id),
             title: self.title,
             languages,
+            register: Register::parse(&self.register)
+                .ok_or_else(|| Error::internal(format!("survey {} has an unknown register", self.id)))?,
             questions: questions_from_json(self.id, self.questions)?,
             created_at: self.created_at,
         })
@@ -357,6 +360,7 @@ impl CampaignRepository for PgStore {
                     languages: s.languages.iter().map(|l| l.as_str().to_owned()).collect(),
                     questions: questions_to_json(&s.questions)?,
                     created_at: s.created_at,
+                    register: s.register.as_str().to_owned(),
                 })
             })
             .transpose()?;

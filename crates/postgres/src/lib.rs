@@ -8,6 +8,7 @@ mod error;
 mod exports;
 pub mod local;
 mod migrate;
+mod outreach;
 mod pool;
 mod schema;
 mod statement;

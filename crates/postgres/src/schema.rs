@@ -238,6 +238,39 @@ diesel::table! {
 }
 
 diesel::table! {
+    outreach_messages (id) {
+        id -> Uuid,
+        workspace_id -> Uuid,
+        campaign_id -> Uuid,
+        respondent_id -> Uuid,
+        channel -> Text,
+        kind -> Text,
+        sequence -> Int2,
+        status -> Text,
+        attempts -> Int4,
+        due_at -> Timestamptz,
+        claim_token -> Nullable<Uuid>,
+        claimed_until -> Nullable<Timestamptz>,
+        sent_at -> Nullable<Timestamptz>,
+        address_digest -> Nullable<Bytea>,
+        provider_message_id -> Nullable<Text>,
+        reason -> Nullable<Text>,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    outreach_opt_outs (workspace_id, address_digest) {
+        workspace_id -> Uuid,
+        address_digest -> Bytea,
+        family -> Text,
+        source -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     quota_windows (subject, family, window_start) {
         subject -> Text,
         family -> Text,
@@ -324,6 +357,7 @@ diesel::table! {
         languages -> Array<Text>,
         questions -> Jsonb,
         created_at -> Timestamptz,
+        register -> Text,
     }
 }
 
@@ -419,6 +453,10 @@ diesel::joinable!(exports -> workspaces (workspace_id));
 diesel::joinable!(launch_keys -> campaigns (campaign_id));
 diesel::joinable!(launch_links -> campaigns (campaign_id));
 diesel::joinable!(launch_links -> respondents (respondent_id));
+diesel::joinable!(outreach_messages -> campaigns (campaign_id));
+diesel::joinable!(outreach_messages -> respondents (respondent_id));
+diesel::joinable!(outreach_messages -> workspaces (workspace_id));
+diesel::joinable!(outreach_opt_outs -> workspaces (workspace_id));
 diesel::joinable!(respondents -> campaigns (campaign_id));
 diesel::joinable!(service_accounts -> businesses (business_id));
 diesel::joinable!(session_analyses -> campaigns (campaign_id));
@@ -457,6 +495,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     idempotency_keys,
     launch_keys,
     launch_links,
+    outreach_messages,
+    outreach_opt_outs,
     quota_windows,
     respondents,
     service_accounts,

@@ -4,9 +4,11 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
+use pulse_domain::outreach::models::ReminderSchedule;
 use pulse_domain::quota::models::{QuotaFamily, QuotaPolicy};
 use pulse_domain::webhooks::models::RetrySchedule;
 use pulse_export_s3::S3Config;
+use pulse_outreach_senders::{SmtpSettings, TWILIO_API_BASE, TwilioSettings};
 use pulse_postgres::PoolSettings;
 use secrecy::SecretString;
 
@@ -40,6 +42,19 @@ pub struct Settings {
     /// How often an idle export worker beats and looks for queued exports and expired files.
     pub export_poll_every: std::time::Duration,
     pub export_store: ExportStoreSettings,
+    pub outreach: OutreachSettings,
+}
+
+/// How invitations, reminders and thank-you messages are sent.
+#[derive(Clone, Debug)]
+pub struct OutreachSettings {
+    /// Email is sent only when an SMTP server is set.
+    pub smtp: Option<SmtpSettings>,
+    /// SMS and WhatsApp are sent only when a Twilio account (and the channel's sender) is set.
+    pub twilio: Option<TwilioSettings>,
+    pub reminders: ReminderSchedule,
+    /// How often an idle outreach worker plans and looks for due messages.
+    pub poll_every: std::time::Duration,
 }
 
 /// Where rendered export files are kept.
@@ -85,6 +100,56 @@ fn export_store_settings(var: &impl Fn(&str) -> Option<String>) -> anyhow::Resul
         secret_access_key: SecretString::from(required("PULSE_S3_SECRET_ACCESS_KEY")?),
         allow_http,
     }))
+}
+
+/// Provider calls give up after this long; the message is retried later.
+const PROVIDER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
+fn outreach_settings(var: &impl Fn(&str) -> Option<String>) -> anyhow::Result<OutreachSettings> {
+    let smtp = match var("PULSE_SMTP_URL") {
+        None => None,
+        Some(url) => Some(SmtpSettings {
+            url,
+            from_address: var("PULSE_SMTP_FROM").context("PULSE_SMTP_FROM is required when PULSE_SMTP_URL is set")?,
+            username: var("PULSE_SMTP_USERNAME"),
+            password: var("PULSE_SMTP_PASSWORD").map(SecretString::from),
+            timeout: PROVIDER_TIMEOUT,
+        }),
+    };
+    let twilio = match var("PULSE_SMS_ACCOUNT_SID") {
+        None => None,
+        Some(account_sid) => {
+            let base = var("PULSE_SMS_API_URL").unwrap_or_else(|| TWILIO_API_BASE.to_owned());
+            let api_base = url::Url::parse(&base)
+                .ok()
+                .filter(|u| matches!(u.scheme(), "http" | "https") && u.has_host() && u.username().is_empty())
+                .context("PULSE_SMS_API_URL must be an http(s) URL without credentials")?;
+            Some(TwilioSettings {
+                api_base,
+                account_sid,
+                auth_token: SecretString::from(
+                    var("PULSE_SMS_AUTH_TOKEN")
+                        .context("PULSE_SMS_AUTH_TOKEN is required when PULSE_SMS_ACCOUNT_SID is set")?,
+                ),
+                sms_from: var("PULSE_SMS_FROM"),
+                whatsapp_from: var("PULSE_WHATSAPP_FROM"),
+                timeout: PROVIDER_TIMEOUT,
+            })
+        }
+    };
+    let reminders = match var("PULSE_REMINDER_DAYS") {
+        None => ReminderSchedule::default(),
+        Some(list) => {
+            let waits = list
+                .split(',')
+                .map(|days| days.trim().parse::<f64>().ok().filter(|d| d.is_finite() && *d > 0.0))
+                .map(|days| days.map(time::Duration::seconds_f64).map(|d| d * 86_400))
+                .collect::<Option<Vec<_>>>()
+                .context("PULSE_REMINDER_DAYS must list days, such as `2,4`")?;
+            ReminderSchedule::new(waits).map_err(|e| anyhow::anyhow!("PULSE_REMINDER_DAYS: {e}"))?
+        }
+    };
+    Ok(OutreachSettings { smtp, twilio, reminders, poll_every: poll_every(var, "PULSE_OUTREACH_POLL_MS", 60_000)? })
 }
 
 /// How webhooks are sent.
@@ -202,6 +267,7 @@ impl Settings {
         // must beat well within that.
         let export_poll_every = poll_every(&var, "PULSE_EXPORT_POLL_MS", 10_000)?;
         Ok(Self {
+            outreach: outreach_settings(&var)?,
             analysis_poll_every,
             export_poll_every,
             export_store: export_store_settings(&var)?,

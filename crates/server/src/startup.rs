@@ -21,6 +21,9 @@ use pulse_domain::exports::ports::ExportStore;
 use pulse_domain::exports::service::Exports;
 use pulse_domain::idempotency::service::Idempotency;
 use pulse_domain::ids::ExportId;
+use pulse_domain::outreach::models::MESSAGE_CHANNELS;
+use pulse_domain::outreach::ports::MessageSender as _;
+use pulse_domain::outreach::service::Outreach;
 use pulse_domain::quota::service::Quotas;
 use pulse_domain::results::service::Results;
 use pulse_domain::sessions::service::Respondents;
@@ -30,6 +33,7 @@ use pulse_domain::webhooks::service::{Dispatcher, Webhooks};
 use pulse_export_pdf::{ExportRenderers, PdfReport};
 use pulse_export_s3::S3ExportStore;
 use pulse_generator::TemplateGenerator;
+use pulse_outreach_senders::{Senders, SmsSender, SmtpSender};
 use pulse_postgres::PgStore;
 use pulse_webhook_http::{HttpTransport, TransportConfig};
 use secrecy::{ExposeSecret as _, SecretString};
@@ -68,6 +72,7 @@ impl Platform for ServerPlatform {
     type WebhookTransport = HttpTransport;
     type ExportStore = ExportFiles;
     type ExportRenderer = ExportRenderers;
+    type MessageSender = Senders;
 }
 
 pub type ServerState = AppState<ServerPlatform>;
@@ -184,6 +189,7 @@ pub struct Application {
     analysis: Arc<ServerAnalysis>,
     analysis_poll: Duration,
     export_poll: Duration,
+    outreach_poll: Duration,
 }
 
 impl Application {
@@ -204,6 +210,15 @@ impl Application {
         }
         let (transport, dispatcher) = dispatcher_from(settings, store.clone(), crypto.clone(), clock.clone())?;
         let analysis = analysis_from(store.clone(), crypto.clone(), clock.clone());
+        let outreach = Outreach::new(
+            store.clone(),
+            senders_from(settings)?,
+            crypto.clone(),
+            clock.clone(),
+            &settings.survey_url,
+            &settings.base_url,
+            settings.outreach.reminders.clone(),
+        );
         let results = || Results::new(store.clone(), crypto.clone(), clock.clone(), LexiconAnalyzer::new().info());
         let state = web::Data::new(AppState::<ServerPlatform> {
             tenancy: Tenancy::new(store.clone(), crypto.clone(), clock.clone(), settings.quotas.workspace_limit()),
@@ -216,6 +231,7 @@ impl Application {
                 clock.clone(),
                 launch_tokens.clone(),
                 &settings.survey_url,
+                outreach.senders(),
             ),
             respondents: Respondents::new(store.clone(), crypto.clone(), clock.clone(), launch_tokens),
             launch_keys: LaunchKeys::new(store.clone(), crypto.clone(), clock.clone()),
@@ -242,6 +258,7 @@ impl Application {
                 results(),
                 &settings.base_url,
             ),
+            outreach,
             studio_tokens: studio_tokens_from(settings),
             clock,
             network: NetworkPolicy { trusted_proxies: settings.trusted_proxies.clone() },
@@ -261,6 +278,7 @@ impl Application {
             analysis: Arc::new(analysis),
             analysis_poll: settings.analysis_poll_every,
             export_poll: settings.export_poll_every,
+            outreach_poll: settings.outreach.poll_every,
         })
     }
 
@@ -279,12 +297,14 @@ impl Application {
         let deliveries = tokio::spawn(workers::deliver_webhooks(self.dispatcher, stop.clone(), self.webhook_poll));
         let analyses = tokio::spawn(workers::analyze_sessions(self.analysis, stop.clone(), self.analysis_poll));
         let exports = tokio::spawn(workers::render_exports(self.state.clone(), stop.clone(), self.export_poll));
+        let messages = tokio::spawn(workers::send_messages(self.state.clone(), stop.clone(), self.outreach_poll));
         let served = self.server.await;
         stop.cancel();
         maintenance.await?;
         deliveries.await?;
         analyses.await?;
         exports.await?;
+        messages.await?;
         Ok(served?)
     }
 }
@@ -298,4 +318,16 @@ fn renderers() -> ExportRenderers {
             ExportRenderers::new(None)
         }
     }
+}
+
+/// The message senders of these settings; a channel without one cannot be sent on.
+fn senders_from(settings: &Settings) -> anyhow::Result<Senders> {
+    let outreach = &settings.outreach;
+    let email = outreach.smtp.clone().map(SmtpSender::new).transpose()?;
+    let sms = outreach.twilio.clone().map(SmsSender::new).transpose()?;
+    let senders = Senders::new(email, sms);
+    let channels: Vec<&str> =
+        MESSAGE_CHANNELS.into_iter().filter(|c| senders.can_send(*c)).map(|c| c.as_str()).collect();
+    tracing::info!(channels = channels.join(","), "outreach channels that can be sent on");
+    Ok(senders)
 }

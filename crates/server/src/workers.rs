@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use pulse_domain::analysis::models::{ANALYSIS_BATCH, AnalysisOutcome, AnalysisSummary};
 use pulse_domain::exports::models::EXPORT_BATCH;
+use pulse_domain::outreach::models::MESSAGE_BATCH;
 use pulse_domain::webhooks::models::CLAIM_BATCH;
 
 use crate::startup::{ServerAnalysis, ServerDispatcher, ServerState};
@@ -174,6 +175,38 @@ pub async fn render_exports(state: web::Data<ServerState>, stop: CancellationTok
             Err(error) => tracing::warn!(%error, "sweeping expired exports failed"),
         }
         handled
+    })
+    .await;
+}
+
+/// Plans and sends invitations, reminders and thank-you messages. Log lines carry message ids and
+/// counts, never an address or a text.
+pub async fn send_messages(state: web::Data<ServerState>, stop: CancellationToken, poll_every: Duration) {
+    in_rounds(stop, poll_every, MESSAGE_BATCH as usize, || async {
+        match state.outreach.run_due().await {
+            Ok(round) => {
+                if round.planned > 0 {
+                    tracing::info!(planned = round.planned, "outreach messages queued");
+                }
+                for message in &round.sent {
+                    tracing::info!(%message, "message sent");
+                }
+                for message in &round.retried {
+                    tracing::warn!(%message, "message not sent; it will be retried");
+                }
+                for message in &round.failed {
+                    tracing::warn!(%message, "message failed for good");
+                }
+                for message in &round.suppressed {
+                    tracing::info!(%message, "message not sent: suppressed");
+                }
+                round.handled()
+            }
+            Err(error) => {
+                tracing::warn!(%error, "outreach round failed");
+                0
+            }
+        }
     })
     .await;
 }

@@ -80,6 +80,26 @@ pub async fn spawn_app() -> TestApp {
 
 /// Starts the real application on a free port over its own database; `configure` may change the
 /// settings first (quotas, for instance).
+/// Senders for every message channel, at addresses nobody answers: campaigns on those channels
+/// can launch, and every message is deferred.
+pub fn unreachable_senders(settings: &mut Settings) {
+    settings.outreach.smtp = Some(pulse_outreach_senders::SmtpSettings {
+        url: "smtp://127.0.0.1:9?tls=none".into(),
+        from_address: "surveys@pulse.test".into(),
+        username: None,
+        password: None,
+        timeout: std::time::Duration::from_secs(2),
+    });
+    settings.outreach.twilio = Some(pulse_outreach_senders::TwilioSettings {
+        api_base: "http://127.0.0.1:9".parse().expect("a URL"),
+        account_sid: "AC0123456789".into(),
+        auth_token: SecretString::from("unused"),
+        sms_from: Some("+15550001111".into()),
+        whatsapp_from: Some("+15550001111".into()),
+        timeout: std::time::Duration::from_secs(2),
+    });
+}
+
 pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
     init_logs();
     let db = TestDatabase::create().await;

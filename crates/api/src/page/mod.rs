@@ -3,6 +3,8 @@
 //! tokens in the browser and calls the public routes on the same origin; nothing a visitor sends is
 //! ever written into what is served here.
 
+pub mod unsubscribe;
+
 use std::sync::LazyLock;
 
 use actix_web::http::header::{self, HeaderValue};
@@ -29,6 +31,9 @@ const ASSET_CACHE: &str = "public, max-age=31536000, immutable";
 /// What a campaign code or an invitation nonce may look like: short and URL-safe. Anything else
 /// falls through to the unknown-route 404.
 const TOKEN: &str = "[A-Za-z0-9_-]{1,64}";
+
+/// What an unsubscribe token may look like: two URL-safe base64 parts.
+const UNSUBSCRIBE_TOKEN: &str = "[A-Za-z0-9_-]{1,64}\\.[A-Za-z0-9_-]{1,64}";
 
 /// FNV-1a over the assets, computed at compile time: it names the assets' current version.
 const fn fingerprint(parts: &[&str]) -> u64 {
@@ -81,7 +86,12 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
         .service(
             web::resource(format!("/s/{{code:{TOKEN}}}/{{nonce:{TOKEN}}}")).route(get_or_head().to(invitation_page)),
         )
-        .service(web::resource("/assets/{name}").route(get_or_head().to(asset)));
+        .service(web::resource("/assets/{name}").route(get_or_head().to(asset)))
+        .service(
+            web::resource(format!("/u/{{token:{UNSUBSCRIBE_TOKEN}}}"))
+                .route(web::get().to(unsubscribe::confirm::<P>))
+                .route(web::post().to(unsubscribe::unsubscribe::<P>)),
+        );
 }
 
 /// The respondent page of an open campaign, or of a signed launch (`?lt=`). The same static shell

@@ -5,6 +5,7 @@ pub mod access;
 pub mod answer;
 pub mod complete;
 pub mod json;
+pub mod replies;
 pub mod start;
 
 use actix_web::web;
@@ -25,7 +26,8 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
             .service(
                 web::resource("/{code}/sessions/{session_id}/complete").route(web::post().to(complete::complete::<P>)),
             ),
-    );
+    )
+    .service(web::resource("/api/v1/public/messages/replies").route(web::post().to(replies::reply::<P>)));
 }
 
 fn session_id(text: &str) -> Result<SessionId, ApiError> {

@@ -381,26 +381,21 @@ pub struct Completion {
     pub facts: SessionFacts,
     pub at: OffsetDateTime,
     pub received_event: EventId,
-    pub acknowledged_event: EventId,
 }
 
 impl Completion {
     pub fn new(facts: SessionFacts, at: OffsetDateTime) -> Self {
-        Self { facts, at, received_event: EventId::new_random(), acknowledged_event: EventId::new_random() }
+        Self { facts, at, received_event: EventId::new_random() }
     }
 
-    /// `feedback.received` with the counts the store read while completing, and
-    /// `respondent.acknowledged`: the completion answer is the thank-you the page shows.
-    pub fn events(&self, progress: &Progress) -> [NewEvent; 2] {
+    /// `feedback.received` with the counts the store read while completing. The page's own
+    /// thank-you is no `respondent.acknowledged`: that is emitted when a thank-you message is
+    /// accepted by its provider (see outreach).
+    pub fn events(&self, progress: &Progress) -> [NewEvent; 1] {
         let mut received = self.facts.common();
         received.insert("answered".into(), json!(progress.answered));
         received.insert("total".into(), json!(progress.total));
-        let mut acknowledged = self.facts.common();
-        acknowledged.insert("channel".into(), json!("web"));
-        [
-            self.facts.event(self.received_event, EventType::FeedbackReceived, received, self.at),
-            self.facts.event(self.acknowledged_event, EventType::RespondentAcknowledged, acknowledged, self.at),
-        ]
+        [self.facts.event(self.received_event, EventType::FeedbackReceived, received, self.at)]
     }
 }
 

@@ -25,11 +25,15 @@ pub enum DigestPurpose {
     AnalysisInput,
     /// The MAC of export download links.
     DownloadLink,
+    /// Outreach addresses (normalised), so opt-outs and STOP replies match without the address.
+    OutreachAddress,
+    /// The MAC of one-click unsubscribe links.
+    Unsubscribe,
 }
 
 impl DigestPurpose {
     /// Every purpose: a crypto adapter derives one key for each.
-    pub const ALL: [DigestPurpose; 11] = [
+    pub const ALL: [DigestPurpose; 13] = [
         DigestPurpose::ApiKey,
         DigestPurpose::IdempotencyFingerprint,
         DigestPurpose::LinkNonce,
@@ -41,6 +45,8 @@ impl DigestPurpose {
         DigestPurpose::Cursor,
         DigestPurpose::AnalysisInput,
         DigestPurpose::DownloadLink,
+        DigestPurpose::OutreachAddress,
+        DigestPurpose::Unsubscribe,
     ];
 
     pub const fn label(self) -> &'static str {
@@ -56,6 +62,8 @@ impl DigestPurpose {
             DigestPurpose::Cursor => "pulse/cursor/v1",
             DigestPurpose::AnalysisInput => "pulse/analysis-input/v1",
             DigestPurpose::DownloadLink => "pulse/download-link/v1",
+            DigestPurpose::OutreachAddress => "pulse/outreach-address/v1",
+            DigestPurpose::Unsubscribe => "pulse/unsubscribe-link/v1",
         }
     }
 }

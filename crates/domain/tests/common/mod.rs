@@ -63,7 +63,7 @@ pub fn active_open(w: &World, p: &Partner) -> CampaignOverview {
 }
 
 pub fn overview(w: &World, p: &Partner, id: CampaignId) -> CampaignOverview {
-    block_on(w.campaigns.get(&p.principal, None, id)).expect("overview")
+    block_on(w.campaigns.get(&p.principal, None, id)).expect("overview").overview
 }
 
 pub fn counts(w: &World, p: &Partner, id: CampaignId) -> CampaignCounts {

@@ -11,6 +11,7 @@ pub mod apps;
 pub mod campaigns;
 pub mod exports;
 pub mod idempotency;
+pub mod outreach;
 pub mod quota;
 pub mod sessions;
 pub mod tenancy;
@@ -28,6 +29,9 @@ use pulse_domain::exports::ports::{ExportRepository, ExportStore, WorkerPresence
 use pulse_domain::exports::service::Exports;
 use pulse_domain::idempotency::ports::IdempotencyStore;
 use pulse_domain::ids::{BusinessId, WorkspaceId};
+use pulse_domain::outreach::models::{MESSAGE_CHANNELS, ReminderSchedule};
+use pulse_domain::outreach::ports::OutreachRepository;
+use pulse_domain::outreach::service::Outreach;
 use pulse_domain::quota::ports::QuotaCounter;
 use pulse_domain::results::ports::ResultsRepository;
 use pulse_domain::results::service::Results;
@@ -45,7 +49,9 @@ use secrecy::ExposeSecret;
 use time::Duration;
 use time::macros::datetime;
 
-use crate::fakes::{FakeAnalyzer, FakeGenerator, FakeRenderer, FakeTokens, RecordingTransport, TestCrypto};
+use crate::fakes::{
+    FakeAnalyzer, FakeGenerator, FakeRenderer, FakeTokens, RecordingSender, RecordingTransport, TestCrypto,
+};
 
 /// Every repository port: what an adapter under contract implements.
 pub trait Store:
@@ -62,6 +68,7 @@ pub trait Store:
     + ExportRepository
     + ExportStore
     + WorkerPresence
+    + OutreachRepository
     + Clone
 {
 }
@@ -80,6 +87,7 @@ impl<T> Store for T where
         + ExportRepository
         + ExportStore
         + WorkerPresence
+        + OutreachRepository
         + Clone
 {
 }
@@ -104,6 +112,9 @@ pub struct World<S> {
     /// Exports kept in the same store, rendered by a fake.
     pub exports: Exports<S, S, FakeRenderer, TestCrypto, SettableClock>,
     pub renderer: FakeRenderer,
+    /// Invitations, reminders and thank-you messages, sent through a recording fake.
+    pub outreach: Outreach<S, RecordingSender, TestCrypto, SettableClock>,
+    pub sender: RecordingSender,
 }
 
 /// A business with one approved workspace and a key reaching it.
@@ -133,6 +144,7 @@ impl<S: Store> World<S> {
         let clock = SettableClock::new(datetime!(2026-01-01 10:00 UTC));
         let transport = RecordingTransport::default();
         let renderer = FakeRenderer::default();
+        let sender = RecordingSender::default();
         let results = Results::new(store.clone(), crypto.clone(), clock.clone(), FakeAnalyzer::default().info());
         Self {
             exports: Exports::new(
@@ -145,6 +157,16 @@ impl<S: Store> World<S> {
                 "https://pulse.example",
             ),
             renderer,
+            outreach: Outreach::new(
+                store.clone(),
+                sender.clone(),
+                crypto.clone(),
+                clock.clone(),
+                SURVEY_URL,
+                "https://pulse.example",
+                ReminderSchedule::default(),
+            ),
+            sender,
             webhooks: Webhooks::new(store.clone(), crypto.clone(), clock.clone(), transport.clone(), false),
             dispatcher: Dispatcher::new(
                 store.clone(),
@@ -165,6 +187,7 @@ impl<S: Store> World<S> {
                 clock.clone(),
                 FakeTokens,
                 SURVEY_URL,
+                MESSAGE_CHANNELS.to_vec(),
             ),
             respondents: Respondents::new(store.clone(), crypto.clone(), clock.clone(), FakeTokens),
             keys: LaunchKeys::new(store.clone(), crypto.clone(), clock.clone()),
@@ -303,6 +326,13 @@ macro_rules! contract_suite {
             }
             webhooks {
                 a_claimed_delivery_is_held_by_its_lease_and_only_its_holder_records,
+            }
+            outreach {
+                planning_queues_each_invitation_once_on_every_channel_a_person_can_be_reached_by,
+                reminders_follow_the_schedule_and_stop_for_people_who_finished,
+                a_claimed_message_is_held_by_its_lease_and_only_its_holder_records,
+                a_deferred_message_comes_back_when_due_and_a_thank_you_acknowledges_once,
+                opt_outs_belong_to_a_workspace_and_are_found_by_the_address_written_to,
             }
         );
     };

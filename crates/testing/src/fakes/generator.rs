@@ -2,7 +2,7 @@
 //! optional open questions.
 
 use pulse_domain::Result;
-use pulse_domain::campaigns::models::{Brief, GeneratedSurvey, QuestionDraft, QuestionKind};
+use pulse_domain::campaigns::models::{Brief, GeneratedSurvey, QuestionDraft, QuestionKind, Register};
 use pulse_domain::campaigns::ports::SurveyGenerator;
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -17,6 +17,6 @@ impl SurveyGenerator for FakeGenerator {
                 texts: brief.languages.iter().map(|l| (l.clone(), format!("question {i} in {l}"))).collect(),
             })
             .collect();
-        Ok(GeneratedSurvey { title: "Delivery survey".into(), questions })
+        Ok(GeneratedSurvey { title: "Delivery survey".into(), register: Register::Formal, questions })
     }
 }

@@ -7,6 +7,7 @@ mod apps;
 mod campaigns;
 mod exports;
 mod idempotency;
+mod outreach;
 mod quota;
 mod results;
 mod sessions;
@@ -73,6 +74,8 @@ struct State {
     /// When each export worker last beat.
     export_workers: HashMap<Uuid, OffsetDateTime>,
     export_files: HashMap<ExportId, Vec<u8>>,
+    messages: Vec<outreach::MessageRow>,
+    opt_outs: Vec<outreach::OptOutRow>,
 }
 
 #[derive(Clone, Debug)]

@@ -35,6 +35,12 @@ pub async fn get_campaign<P: Platform>(
     let Admitted { principal, rate, .. } =
         admit(&state, &req, &[Scope::PROVISION, Scope::RESULTS], QuotaFamily::CampaignRead).await?;
     let id = campaign_id(&id)?;
-    let overview = state.campaigns.get(&principal, workspace_header(&req), id).await?;
-    Ok(json_response(StatusCode::OK, &CampaignBody::new(overview, state.campaigns.survey_url()), rate))
+    let view = state.campaigns.get(&principal, workspace_header(&req), id).await?;
+    let body = CampaignBody::new(
+        view.overview,
+        &view.messages,
+        state.campaigns.survey_url(),
+        state.campaigns.message_channels(),
+    );
+    Ok(json_response(StatusCode::OK, &body, rate))
 }

@@ -10,6 +10,7 @@ use pulse_domain::campaigns::models::{
 };
 use pulse_domain::campaigns::service::{AttachedRespondent, MintedLink};
 use pulse_domain::ids::{CampaignId, SurveyId};
+use pulse_domain::outreach::models::OutreachCounts;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -307,6 +308,7 @@ pub struct ReadinessBody {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct CountsBody {
     /// Respondents attached to the campaign.
     pub invited: u64,
@@ -316,6 +318,36 @@ pub struct CountsBody {
     pub started: u64,
     /// Sessions completed.
     pub completed: u64,
+    /// Invitations, reminders and thank-you messages per channel (channels without messages left
+    /// out); empty until the outreach worker first plans the campaign's messages.
+    pub messages: Vec<ChannelMessagesBody>,
+    /// Why messages failed for good: provider failure classes with their counts, most frequent
+    /// first; never an address.
+    pub message_failures: Vec<MessageFailureBody>,
+}
+
+/// The messages of one channel, by what became of them.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelMessagesBody {
+    /// `EMAIL`, `SMS` or `WHATSAPP`.
+    pub channel: &'static str,
+    /// Waiting to be sent, or to be retried.
+    pub queued: u64,
+    /// Accepted by the provider.
+    pub sent: u64,
+    /// Refused by the provider, or still failing after five attempts.
+    pub failed: u64,
+    /// Not sent: the person opted out of this workspace's messages.
+    pub opted_out: u64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageFailureBody {
+    /// Such as `EMAIL_REJECTED`, `SMS_REJECTED_21211` or `SMS_UNAVAILABLE`.
+    pub code: String,
+    pub count: u64,
 }
 
 /// A campaign: status, readiness with its blockers, counts, and its survey.
@@ -350,8 +382,14 @@ pub struct CampaignBody {
 }
 
 impl CampaignBody {
-    pub(super) fn new(o: CampaignOverview, survey_url: &str) -> Self {
-        let readiness = o.readiness();
+    /// `sendable`: the channels messages can be sent on here.
+    pub(super) fn new(
+        o: CampaignOverview,
+        messages: &OutreachCounts,
+        survey_url: &str,
+        sendable: &[DeliveryChannel],
+    ) -> Self {
+        let readiness = o.readiness(sendable);
         let c = o.campaign;
         Self {
             id: c.id.0,
@@ -375,6 +413,22 @@ impl CampaignBody {
                 responded: o.counts.responded,
                 started: o.counts.started,
                 completed: o.counts.completed,
+                messages: messages
+                    .channels
+                    .iter()
+                    .map(|(channel, c)| ChannelMessagesBody {
+                        channel: channel.as_str(),
+                        queued: c.queued,
+                        sent: c.sent,
+                        failed: c.failed,
+                        opted_out: c.opted_out,
+                    })
+                    .collect(),
+                message_failures: messages
+                    .failures
+                    .iter()
+                    .map(|(code, count)| MessageFailureBody { code: code.clone(), count: *count })
+                    .collect(),
             },
             anonymity_floor: c.anonymity_floor,
             quality: QualityRequest::from(&c.quality),

@@ -3,6 +3,7 @@
 use actix_web::http::StatusCode;
 use actix_web::web::{Data, Path};
 use actix_web::{HttpRequest, HttpResponse};
+use pulse_domain::outreach::models::OutreachCounts;
 use pulse_domain::quota::models::QuotaFamily;
 use pulse_domain::tenancy::models::Scope;
 
@@ -39,7 +40,12 @@ pub async fn launch_campaign<P: Platform>(
     let workspace = workspace_header(&req).map(str::to_owned);
     idempotent(&state, &req, &subject, &serde_json::json!({ "id": id }), rate, || async {
         let overview = state.campaigns.launch(&principal, workspace.as_deref(), id).await?;
-        let body = to_value(&CampaignBody::new(overview, state.campaigns.survey_url()))?;
+        let body = to_value(&CampaignBody::new(
+            overview,
+            &OutreachCounts::default(),
+            state.campaigns.survey_url(),
+            state.campaigns.message_channels(),
+        ))?;
         Ok(Reply { status: StatusCode::OK, replay_body: body.clone(), body })
     })
     .await

@@ -3,6 +3,7 @@
 use actix_web::http::StatusCode;
 use actix_web::web::{Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse};
+use pulse_domain::outreach::models::OutreachCounts;
 use pulse_domain::quota::models::QuotaFamily;
 use pulse_domain::tenancy::models::Scope;
 
@@ -45,7 +46,12 @@ pub async fn provision<P: Platform>(
     let workspace = workspace_header(&req).map(str::to_owned);
     idempotent(&state, &req, &subject, &canonical, rate, || async {
         let overview = state.campaigns.provision(&principal, workspace.as_deref(), request.into()).await?;
-        let campaign = to_value(&CampaignBody::new(overview, state.campaigns.survey_url()))?;
+        let campaign = to_value(&CampaignBody::new(
+            overview,
+            &OutreachCounts::default(),
+            state.campaigns.survey_url(),
+            state.campaigns.message_channels(),
+        ))?;
         Ok(Reply {
             status: StatusCode::CREATED,
             body: serde_json::json!({ "campaign": campaign, "created": true }),

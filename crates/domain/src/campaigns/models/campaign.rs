@@ -353,8 +353,8 @@ pub struct CampaignCounts {
 /// What keeps a campaign from launching.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Blocker {
-    /// A stable code: `WORKSPACE_NOT_APPROVED`, `WORKSPACE_SUSPENDED`, `NO_EMAIL_RECIPIENTS`,
-    /// `NO_PHONE_RECIPIENTS`.
+    /// A stable code: `WORKSPACE_NOT_APPROVED`, `WORKSPACE_SUSPENDED`, `CHANNEL_UNAVAILABLE`,
+    /// `NO_EMAIL_RECIPIENTS`, `NO_PHONE_RECIPIENTS`.
     pub code: &'static str,
     pub description: String,
 }
@@ -383,8 +383,9 @@ pub struct CampaignOverview {
 }
 
 impl CampaignOverview {
-    /// The blockers of launch, in a fixed order; empty when the campaign may launch.
-    pub fn blockers(&self) -> Vec<Blocker> {
+    /// The blockers of launch, in a fixed order, where messages can be sent on `sendable`;
+    /// empty when the campaign may launch.
+    pub fn blockers(&self, sendable: &[DeliveryChannel]) -> Vec<Blocker> {
         let mut blockers = Vec::new();
         match self.workspace_status {
             WorkspaceStatus::Active => {}
@@ -397,6 +398,15 @@ impl CampaignOverview {
             }
         }
         let channels = &self.campaign.delivery.channels;
+        for channel in channels.iter().filter(|c| !sendable.contains(c)) {
+            blockers.push(Blocker {
+                code: "CHANNEL_UNAVAILABLE",
+                description: format!(
+                    "delivery.channels includes {}, which this service cannot send on: no sender is configured for it",
+                    channel.as_str()
+                ),
+            });
+        }
         if channels.iter().any(|c| c.needs_email()) && self.counts.invited_with_email == 0 {
             blockers.push(Blocker {
                 code: "NO_EMAIL_RECIPIENTS",
@@ -413,10 +423,10 @@ impl CampaignOverview {
     }
 
     /// The blockers of a draft; none for a live campaign, whose blockers no longer matter.
-    pub fn readiness(&self) -> Readiness {
+    pub fn readiness(&self, sendable: &[DeliveryChannel]) -> Readiness {
         match self.campaign.status {
             CampaignStatus::Active => Readiness { blockers: Vec::new() },
-            CampaignStatus::Draft => Readiness { blockers: self.blockers() },
+            CampaignStatus::Draft => Readiness { blockers: self.blockers(sendable) },
         }
     }
 }

@@ -87,6 +87,29 @@ impl Question {
     }
 }
 
+/// The register a survey (and every message about it) is written in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Register {
+    /// vous, Sie, usted, आप; the default.
+    #[default]
+    Formal,
+    /// tu, du, tú, तुम; friendlier English.
+    Informal,
+}
+
+impl Register {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Register::Formal => "FORMAL",
+            Register::Informal => "INFORMAL",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        [Register::Formal, Register::Informal].into_iter().find(|r| r.as_str() == text)
+    }
+}
+
 /// A published survey. Its languages are those every question has a text in; the first is the default.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Survey {
@@ -94,6 +117,8 @@ pub struct Survey {
     pub workspace_id: WorkspaceId,
     pub title: String,
     pub languages: Vec<LanguageTag>,
+    /// The register its questions use; messages about it use the same.
+    pub register: Register,
     pub questions: Vec<Question>,
     pub created_at: OffsetDateTime,
 }
@@ -146,6 +171,7 @@ pub struct QuestionDraft {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GeneratedSurvey {
     pub title: String,
+    pub register: Register,
     pub questions: Vec<QuestionDraft>,
 }
 
@@ -172,6 +198,7 @@ mod tests {
             workspace_id: WorkspaceId::new_random(),
             title: "t".into(),
             languages: vec![tag("hi"), tag("pt-BR"), tag("en")],
+            register: Register::Formal,
             questions: vec![],
             created_at: OffsetDateTime::UNIX_EPOCH,
         };

@@ -1,13 +1,15 @@
 //! The partner's campaign routes: provision, read, attach an audience, launch, mint links.
 
 use crate::campaigns::models::{
-    AudienceMode, AudienceRowInput, Campaign, CampaignOverview, CampaignStatus, DEFAULT_ANONYMITY_FLOOR, LINK_LIFETIME,
-    LaunchClaims, LaunchInput, LaunchLink, LaunchRequest, NONCE_LEN, NewRespondent, Provision, ProvisionInput,
-    Question, RowOutcome, Survey, SurveySource, parse_rows, seal_context,
+    AudienceMode, AudienceRowInput, Campaign, CampaignOverview, CampaignStatus, DEFAULT_ANONYMITY_FLOOR,
+    DeliveryChannel, LINK_LIFETIME, LaunchClaims, LaunchInput, LaunchLink, LaunchRequest, NONCE_LEN, NewRespondent,
+    Provision, ProvisionInput, Question, RowOutcome, Survey, SurveySource, parse_rows, seal_context,
 };
 use crate::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenCodec, SurveyGenerator};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{CampaignId, LaunchLinkId, RespondentId, SurveyId};
+use crate::outreach::models::OutreachCounts;
+use crate::outreach::ports::OutreachRepository;
 use crate::shared::clock::Clock;
 use crate::shared::crypto::{Crypto, DigestPurpose};
 use crate::tenancy::models::{Principal, Scope};
@@ -26,6 +28,13 @@ pub struct AttachedRespondent {
     pub responded: bool,
 }
 
+/// A campaign as a partner reads it: the overview, and what became of its messages.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CampaignView {
+    pub overview: CampaignOverview,
+    pub messages: OutreachCounts,
+}
+
 /// A minted launch link.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MintedLink {
@@ -40,24 +49,41 @@ pub struct Campaigns<R, G, C, K, T> {
     clock: K,
     tokens: T,
     survey_url: String,
+    message_channels: Vec<DeliveryChannel>,
 }
 
 impl<R, G, C, K, T> Campaigns<R, G, C, K, T>
 where
-    R: CampaignRepository + LaunchRepository,
+    R: CampaignRepository + LaunchRepository + OutreachRepository,
     G: SurveyGenerator,
     C: Crypto,
     K: Clock,
     T: LaunchTokenCodec,
 {
-    /// `survey_url` is the origin of the respondent page (`PULSE_SURVEY_URL`).
-    pub fn new(repo: R, generator: G, crypto: C, clock: K, tokens: T, survey_url: &str) -> Self {
-        Self { repo, generator, crypto, clock, tokens, survey_url: survey_url.trim_end_matches('/').to_owned() }
+    /// `survey_url` is the origin of the respondent page (`PULSE_SURVEY_URL`);
+    /// `message_channels` the delivery channels messages can be sent on here.
+    pub fn new(
+        repo: R,
+        generator: G,
+        crypto: C,
+        clock: K,
+        tokens: T,
+        survey_url: &str,
+        message_channels: Vec<DeliveryChannel>,
+    ) -> Self {
+        let survey_url = survey_url.trim_end_matches('/').to_owned();
+        Self { repo, generator, crypto, clock, tokens, survey_url, message_channels }
     }
 
     /// The origin of the respondent page, without a trailing `/`.
     pub fn survey_url(&self) -> &str {
         &self.survey_url
+    }
+
+    /// The delivery channels messages can be sent on here; a campaign asking for another cannot
+    /// launch.
+    pub fn message_channels(&self) -> &[DeliveryChannel] {
+        &self.message_channels
     }
 
     /// Generates (or reuses) the survey and creates the campaign as a draft.
@@ -106,6 +132,7 @@ where
                     workspace_id: workspace,
                     title: generated.title,
                     languages: brief.languages.clone(),
+                    register: generated.register,
                     questions,
                     created_at: now,
                 };
@@ -155,10 +182,12 @@ where
         principal: &Principal,
         workspace_header: Option<&str>,
         id: CampaignId,
-    ) -> Result<CampaignOverview> {
+    ) -> Result<CampaignView> {
         principal.require_any_scope(&[Scope::PROVISION, Scope::RESULTS])?;
         let workspace = principal.resolve_workspace(workspace_header)?;
-        self.repo.campaign_overview(workspace, id).await?.ok_or_else(|| Error::not_found("campaign"))
+        let overview = self.repo.campaign_overview(workspace, id).await?.ok_or_else(|| Error::not_found("campaign"))?;
+        let messages = self.repo.outreach_counts(id).await?;
+        Ok(CampaignView { overview, messages })
     }
 
     /// Creates or updates respondents by external reference; each keeps one invitation link.
@@ -234,7 +263,7 @@ where
         if overview.campaign.status == CampaignStatus::Active {
             return Ok(overview);
         }
-        let blockers = overview.blockers();
+        let blockers = overview.blockers(&self.message_channels);
         if !blockers.is_empty() {
             let named: Vec<String> = blockers.iter().map(|b| format!("{} ({})", b.code, b.description)).collect();
             return Err(Error::refused(

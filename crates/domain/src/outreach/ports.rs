@@ -1,0 +1,111 @@
+//! Where outreach messages and opt-outs live, and how messages leave the service.
+
+use std::future::Future;
+
+use time::OffsetDateTime;
+
+use crate::campaigns::models::DeliveryChannel;
+use crate::error::Result;
+use crate::ids::{CampaignId, RespondentId, WorkspaceId};
+use crate::outreach::models::{
+    AddressFamily, ClaimedMessage, InboundReply, MessageOutcome, OptOutSource, OutgoingMessage, OutreachCounts,
+    Recipient, ReminderSchedule, SendOutcome,
+};
+
+/// The message outbox and the opt-out list.
+pub trait OutreachRepository: Send + Sync + 'static {
+    /// Queues, due at `now`, every message the durable state asks for and that is not there yet
+    /// (each is unique per person, channel, kind and number, so planning twice queues nothing
+    /// twice), and returns how many it queued:
+    /// - an invitation per attached respondent of an ACTIVE campaign, on each of the campaign's
+    ///   `senders` channels the respondent has an address for, unless they already finished;
+    /// - reminder `n` (up to the campaign's `reminderCount`) on a channel whose message `n - 1`
+    ///   was SENT at least `schedule.wait_before(n)` ago, while the campaign is ACTIVE and the
+    ///   person has not finished;
+    /// - one thank-you to a person who finished through their invitation, on the first of the
+    ///   campaign's channels whose invitation was SENT.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn plan_messages(
+        &self,
+        now: OffsetDateTime,
+        senders: &[DeliveryChannel],
+        schedule: &ReminderSchedule,
+    ) -> impl Future<Output = Result<u64>> + Send;
+
+    /// Claims up to `limit` QUEUED messages due at `now` that no live lease holds, until
+    /// `lease_until`. Concurrent claims never return the same message.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn claim_messages(
+        &self,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<ClaimedMessage>>> + Send;
+
+    /// Records a claimed message's outcome (and, for an accepted thank-you, its
+    /// `respondent.acknowledged` event) in one transaction; `false`, recording nothing, when the
+    /// claim was lost.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn finish_message(&self, outcome: &MessageOutcome) -> impl Future<Output = Result<bool>> + Send;
+
+    /// Whether the address (by its keyed digest) opted out of the workspace's messages.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn is_opted_out(&self, workspace: WorkspaceId, address_digest: &[u8]) -> impl Future<Output = Result<bool>> + Send;
+
+    /// Records an opt-out; recording one twice keeps the first.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn record_opt_out(
+        &self,
+        workspace: WorkspaceId,
+        address_digest: &[u8],
+        family: AddressFamily,
+        source: OptOutSource,
+        at: OffsetDateTime,
+    ) -> impl Future<Output = Result<()>> + Send;
+
+    /// The workspaces that sent a message to the address (by its keyed digest), latest first.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn workspaces_that_wrote_to(&self, address_digest: &[u8]) -> impl Future<Output = Result<Vec<WorkspaceId>>> + Send;
+
+    /// A respondent with their campaign and its workspace.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn recipient(
+        &self,
+        respondent: RespondentId,
+    ) -> impl Future<Output = Result<Option<(WorkspaceId, CampaignId, Recipient)>>> + Send;
+
+    /// The campaign's messages per channel, and its failure codes.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn outreach_counts(&self, campaign: CampaignId) -> impl Future<Output = Result<OutreachCounts>> + Send;
+}
+
+/// How messages leave the service: one adapter per channel behind one router.
+pub trait MessageSender: Send + Sync + 'static {
+    /// Whether messages on `channel` can be sent here (a channel without a configured provider
+    /// cannot, and a campaign that asks for it cannot launch).
+    fn can_send(&self, channel: DeliveryChannel) -> bool;
+
+    /// Hands the message to the channel's provider. Every failure is an outcome, not an error.
+    fn send(&self, message: &OutgoingMessage) -> impl Future<Output = SendOutcome> + Send;
+
+    /// Reads a reply that the SMS/WhatsApp provider posted to `url` (the public URL it was
+    /// configured with) as the form `params`, signed with `signature`; `None` unless the provider
+    /// truly signed it.
+    fn read_reply(&self, url: &str, params: &[(String, String)], signature: Option<&str>) -> Option<InboundReply>;
+}

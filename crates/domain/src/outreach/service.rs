@@ -1,0 +1,267 @@
+//! What the outreach worker does each round (plan, claim, compose, send, record), and the two
+//! ways a person stops messages: the one-click link and a STOP reply.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+use crate::campaigns::models::{DeliveryChannel, seal_context};
+use crate::error::{Error, ErrorCode, Result};
+use crate::ids::MessageId;
+use crate::outreach::models::{
+    AddressFamily, ClaimedMessage, MESSAGE_BATCH, MESSAGE_CHANNELS, MESSAGE_LEASE, MessageFacts, MessageKind,
+    MessageOutcome, MessageResult, OptOutSource, OutgoingMessage, ReminderSchedule, SendOutcome, Suppression,
+    UnsubscribeClaims, email, short_text,
+};
+use crate::outreach::ports::{MessageSender, OutreachRepository};
+use crate::shared::clock::Clock;
+use crate::shared::crypto::{Crypto, DigestPurpose, macs_equal};
+
+/// Bytes of the unsubscribe MAC kept in links.
+const MAC_LEN: usize = 16;
+
+/// What one round of the worker did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OutreachRound {
+    pub planned: u64,
+    pub sent: Vec<MessageId>,
+    pub retried: Vec<MessageId>,
+    pub failed: Vec<MessageId>,
+    pub suppressed: Vec<MessageId>,
+}
+
+impl OutreachRound {
+    pub fn handled(&self) -> usize {
+        self.sent.len() + self.retried.len() + self.failed.len() + self.suppressed.len()
+    }
+}
+
+pub struct Outreach<R, M, C, K> {
+    repo: R,
+    sender: M,
+    crypto: C,
+    clock: K,
+    survey_url: String,
+    base_url: String,
+    unsubscribe_url: String,
+    schedule: ReminderSchedule,
+}
+
+impl<R, M, C, K> Outreach<R, M, C, K>
+where
+    R: OutreachRepository,
+    M: MessageSender,
+    C: Crypto,
+    K: Clock,
+{
+    pub fn new(
+        repo: R,
+        sender: M,
+        crypto: C,
+        clock: K,
+        survey_url: &str,
+        base_url: &str,
+        schedule: ReminderSchedule,
+    ) -> Self {
+        let base_url = base_url.trim_end_matches('/').to_owned();
+        let unsubscribe_url = format!("{base_url}/u");
+        let survey_url = survey_url.trim_end_matches('/').to_owned();
+        Self { repo, sender, crypto, clock, survey_url, base_url, unsubscribe_url, schedule }
+    }
+
+    /// The public origin of the API, as providers are told to call it back.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The channels messages can be sent on here; a campaign asking for another cannot launch.
+    pub fn senders(&self) -> Vec<DeliveryChannel> {
+        MESSAGE_CHANNELS.into_iter().filter(|c| self.sender.can_send(*c)).collect()
+    }
+
+    /// Plans what is due, then sends a batch of due messages and records each outcome.
+    ///
+    /// # Errors
+    /// Port errors of planning, claiming or recording; a send that fails is an outcome.
+    pub async fn run_due(&self) -> Result<OutreachRound> {
+        let now = self.clock.now();
+        let mut round = OutreachRound {
+            planned: self.repo.plan_messages(now, &self.senders(), &self.schedule).await?,
+            ..OutreachRound::default()
+        };
+        for message in self.repo.claim_messages(now, now + MESSAGE_LEASE, MESSAGE_BATCH).await? {
+            let result = self.handle(&message).await?;
+            let list = match &result {
+                MessageResult::Sent { .. } => &mut round.sent,
+                MessageResult::Retry { .. } => &mut round.retried,
+                MessageResult::Failed { .. } => &mut round.failed,
+                MessageResult::Suppressed { .. } => &mut round.suppressed,
+            };
+            let outcome =
+                MessageOutcome { id: message.id, claim_token: message.claim_token, at: self.clock.now(), result };
+            if self.repo.finish_message(&outcome).await? {
+                list.push(message.id);
+            }
+        }
+        Ok(round)
+    }
+
+    async fn handle(&self, message: &ClaimedMessage) -> Result<MessageResult> {
+        if let Some(reason) = message.suppression() {
+            return Ok(MessageResult::Suppressed { reason });
+        }
+        let family = AddressFamily::of(message.channel);
+        let Some(address) = self.address(message, family) else {
+            return Ok(MessageResult::Suppressed { reason: Suppression::NoAddress });
+        };
+        let digest = self.address_digest(family, &address);
+        if self.repo.is_opted_out(message.workspace_id, &digest).await? {
+            return Ok(MessageResult::Suppressed { reason: Suppression::OptedOut });
+        }
+        if !self.sender.can_send(message.channel) {
+            return Ok(MessageResult::Failed { code: "CHANNEL_NOT_CONFIGURED".into(), address_digest: None });
+        }
+        let outgoing = self.compose(message, family, address)?;
+        let outcome: SendOutcome = self.sender.send(&outgoing).await;
+        Ok(message.after(outcome, digest, self.clock.now()))
+    }
+
+    /// The person's address on the message's channel, opened in memory; `None` when there is
+    /// none or it cannot be opened.
+    fn address(&self, message: &ClaimedMessage, family: AddressFamily) -> Option<String> {
+        let recipient = &message.recipient;
+        let (field, sealed) = match family {
+            AddressFamily::Email => ("email", recipient.email_sealed.as_ref()?),
+            AddressFamily::Phone => ("phone", recipient.phone_sealed.as_ref()?),
+        };
+        self.open(message, field, sealed)
+    }
+
+    fn open(&self, message: &ClaimedMessage, field: &str, sealed: &[u8]) -> Option<String> {
+        let context = seal_context(message.campaign_id, &message.recipient.external_ref, field);
+        self.crypto.open(&context, sealed).ok().and_then(|bytes| String::from_utf8(bytes).ok())
+    }
+
+    fn address_digest(&self, family: AddressFamily, address: &str) -> Vec<u8> {
+        let normalised = format!("{}:{}", family.as_str(), family.normalise(address));
+        self.crypto.keyed_digest(DigestPurpose::OutreachAddress, normalised.as_bytes())
+    }
+
+    fn compose(&self, message: &ClaimedMessage, family: AddressFamily, to: String) -> Result<OutgoingMessage> {
+        let recipient = &message.recipient;
+        let name = if message.greet_by_name {
+            recipient.name_sealed.as_ref().and_then(|sealed| self.open(message, "name", sealed))
+        } else {
+            None
+        };
+        let link = match message.kind {
+            MessageKind::ThankYou => None,
+            MessageKind::Invitation | MessageKind::Reminder => {
+                let nonce = self
+                    .open(message, "invitation", &recipient.invitation_sealed)
+                    .ok_or_else(|| Error::internal("an invitation link could not be opened"))?;
+                Some(format!("{}/s/{}/{nonce}", self.survey_url, message.campaign_code))
+            }
+        };
+        let unsubscribe = (family == AddressFamily::Email).then(|| self.unsubscribe_link(message, family));
+        let facts = MessageFacts {
+            kind: message.kind,
+            language: &message.language,
+            register: message.register,
+            recipient_name: name.as_deref(),
+            sender: &message.workspace_name,
+            campaign: &message.campaign_name,
+            link: link.as_deref(),
+            unsubscribe: unsubscribe.as_deref(),
+        };
+        let (email, text) = match family {
+            AddressFamily::Email => (Some(email(&facts)), None),
+            AddressFamily::Phone => (None, Some(short_text(&facts))),
+        };
+        Ok(OutgoingMessage {
+            id: message.id,
+            channel: message.channel,
+            to,
+            unsubscribe_url: unsubscribe,
+            sender_name: message.workspace_name.clone(),
+            email,
+            text,
+        })
+    }
+
+    fn unsubscribe_link(&self, message: &ClaimedMessage, family: AddressFamily) -> String {
+        let body = UnsubscribeClaims { respondent: message.recipient.id, family }.encode();
+        let mac = self.mac(&body);
+        format!("{}/{}.{}", self.unsubscribe_url, URL_SAFE_NO_PAD.encode(body), URL_SAFE_NO_PAD.encode(mac))
+    }
+
+    fn mac(&self, body: &[u8]) -> Vec<u8> {
+        let mut mac = self.crypto.keyed_digest(DigestPurpose::Unsubscribe, body);
+        mac.truncate(MAC_LEN);
+        mac
+    }
+
+    /// Opts the person a one-click link names out of its workspace's messages on the link's
+    /// address family. Following a link twice is no error.
+    ///
+    /// # Errors
+    /// `NotFound` for a link that is not genuine or whose person is gone; port errors.
+    pub async fn unsubscribe(&self, token: &str) -> Result<()> {
+        let gone = || Error::not_found("unsubscribe link");
+        let claims = self.read_unsubscribe(token).ok_or_else(gone)?;
+        let (workspace, campaign, recipient) = self.repo.recipient(claims.respondent).await?.ok_or_else(gone)?;
+        let (field, sealed) = match claims.family {
+            AddressFamily::Email => ("email", recipient.email_sealed.as_ref()),
+            AddressFamily::Phone => ("phone", recipient.phone_sealed.as_ref()),
+        };
+        let sealed = sealed.ok_or_else(gone)?;
+        let address = self
+            .crypto
+            .open(&seal_context(campaign, &recipient.external_ref, field), sealed)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .ok_or_else(gone)?;
+        let digest = self.address_digest(claims.family, &address);
+        self.repo.record_opt_out(workspace, &digest, claims.family, OptOutSource::Link, self.clock.now()).await
+    }
+
+    /// Whether a one-click link is genuine, without acting on it (a page shows the button first:
+    /// mail scanners open links, and must not unsubscribe anyone).
+    ///
+    /// # Errors
+    /// `NotFound` for a link that is not genuine.
+    pub fn check_unsubscribe(&self, token: &str) -> Result<()> {
+        self.read_unsubscribe(token).map(|_| ()).ok_or_else(|| Error::not_found("unsubscribe link"))
+    }
+
+    fn read_unsubscribe(&self, token: &str) -> Option<UnsubscribeClaims> {
+        let (body, mac) = token.split_once('.')?;
+        let body = URL_SAFE_NO_PAD.decode(body).ok()?;
+        let mac = URL_SAFE_NO_PAD.decode(mac).ok()?;
+        if !macs_equal(&self.mac(&body), &mac) {
+            return None;
+        }
+        UnsubscribeClaims::decode(&body)
+    }
+
+    /// Handles a reply the provider relayed (see [`MessageSender::read_reply`]): a STOP word opts
+    /// the number out of the messages of every workspace that wrote to it (they share the sending
+    /// number, so the reply cannot say which one it meant). Returns whether it was an opt-out.
+    ///
+    /// # Errors
+    /// `Unauthenticated` when the provider did not sign it; port errors.
+    pub async fn reply(&self, url: &str, params: &[(String, String)], signature: Option<&str>) -> Result<bool> {
+        let reply = self.sender.read_reply(url, params, signature).ok_or_else(|| {
+            Error::refused(ErrorCode::Unauthenticated, "the reply is not signed by the messaging provider")
+        })?;
+        if !crate::outreach::models::is_stop_reply(&reply.body) {
+            return Ok(false);
+        }
+        let family = AddressFamily::Phone;
+        let digest = self.address_digest(family, &reply.from);
+        let now = self.clock.now();
+        for workspace in self.repo.workspaces_that_wrote_to(&digest).await? {
+            self.repo.record_opt_out(workspace, &digest, family, OptOutSource::Reply, now).await?;
+        }
+        Ok(true)
+    }
+}

@@ -1,0 +1,426 @@
+//! The outreach outbox and opt-outs. Planning is three set-based inserts from the durable state
+//! (active campaigns, attached respondents, earlier messages, finished sessions), each unique per
+//! person, channel, kind and number, so planning again, or on several replicas at once, queues
+//! nothing twice.
+
+use diesel::prelude::*;
+use diesel::result::Error as DieselError;
+use diesel::sql_types::{Array, BigInt, Bool, Bytea, Integer, Nullable, SmallInt, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::{QueryableByName, sql_query};
+use diesel_async::{AsyncConnection as _, RunQueryDsl};
+use pulse_domain::campaigns::models::{DeliveryChannel, Register};
+use pulse_domain::ids::{CampaignId, MessageId, RespondentId, SessionId, WorkspaceId};
+use pulse_domain::outreach::models::{
+    AddressFamily, ClaimedMessage, MessageKind, MessageOutcome, MessageResult, MessageStatus, MessageTally,
+    OptOutSource, OutreachCounts, Recipient, ReminderSchedule,
+};
+use pulse_domain::outreach::ports::OutreachRepository;
+use pulse_domain::{Error, Result};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::error::from_diesel;
+use crate::schema::{outreach_messages, outreach_opt_outs};
+use crate::statement::Cached as _;
+use crate::store::PgStore;
+use crate::webhooks::emit_events;
+
+const PLAN_INVITATIONS: &str = "INSERT INTO outreach_messages
+        (id, workspace_id, campaign_id, respondent_id, channel, kind, sequence, status, due_at, created_at, updated_at)
+    SELECT gen_random_uuid(), c.workspace_id, c.id, r.id, ch.channel, 'INVITATION', 0, 'QUEUED', $1, $1, $1
+    FROM campaigns c
+    JOIN respondents r ON r.campaign_id = c.id
+    CROSS JOIN LATERAL jsonb_array_elements_text(c.delivery -> 'channels') AS ch(channel)
+    WHERE c.status = 'ACTIVE'
+      AND ch.channel = ANY($2)
+      AND CASE WHEN ch.channel = 'EMAIL' THEN r.email_sealed IS NOT NULL ELSE r.phone_sealed IS NOT NULL END
+      AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.respondent_id = r.id AND s.status = 'COMPLETED')
+      AND NOT EXISTS (SELECT 1 FROM outreach_messages m
+                      WHERE m.respondent_id = r.id AND m.channel = ch.channel AND m.kind = 'INVITATION')
+    ON CONFLICT (respondent_id, channel, kind, sequence) DO NOTHING";
+
+/// Reminder n follows message n - 1 (the invitation for n = 1) on the same channel, once it was
+/// sent the schedule's wait ago; `$3[n]` is the wait before reminder n, in seconds.
+const PLAN_REMINDERS: &str = "INSERT INTO outreach_messages
+        (id, workspace_id, campaign_id, respondent_id, channel, kind, sequence, status, due_at, created_at, updated_at)
+    SELECT gen_random_uuid(), m.workspace_id, m.campaign_id, m.respondent_id, m.channel, 'REMINDER',
+           m.sequence + 1, 'QUEUED', $1, $1, $1
+    FROM outreach_messages m
+    JOIN campaigns c ON c.id = m.campaign_id
+    WHERE m.kind IN ('INVITATION', 'REMINDER') AND m.status = 'SENT'
+      AND c.status = 'ACTIVE'
+      AND m.channel = ANY($2)
+      AND m.sequence + 1 <= COALESCE((c.delivery ->> 'reminderCount')::integer, 0)
+      AND m.sent_at + make_interval(secs => ($3::bigint[])[m.sequence + 1]) <= $1
+      AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.respondent_id = m.respondent_id AND s.status = 'COMPLETED')
+    ON CONFLICT (respondent_id, channel, kind, sequence) DO NOTHING";
+
+/// One thank-you per person who finished, on the first of the campaign's channels (in its order)
+/// whose invitation was sent.
+const PLAN_THANKS: &str = "INSERT INTO outreach_messages
+        (id, workspace_id, campaign_id, respondent_id, channel, kind, sequence, status, due_at, created_at, updated_at)
+    SELECT DISTINCT ON (m.respondent_id) gen_random_uuid(), m.workspace_id, m.campaign_id, m.respondent_id,
+           m.channel, 'THANK_YOU', 0, 'QUEUED', $1, $1, $1
+    FROM outreach_messages m
+    JOIN campaigns c ON c.id = m.campaign_id
+    WHERE m.kind = 'INVITATION' AND m.status = 'SENT' AND m.channel = ANY($2)
+      AND EXISTS (SELECT 1 FROM sessions s WHERE s.respondent_id = m.respondent_id AND s.status = 'COMPLETED')
+      AND NOT EXISTS (SELECT 1 FROM outreach_messages t WHERE t.respondent_id = m.respondent_id AND t.kind = 'THANK_YOU')
+    ORDER BY m.respondent_id,
+             array_position(ARRAY(SELECT jsonb_array_elements_text(c.delivery -> 'channels')), m.channel)
+    ON CONFLICT (respondent_id, channel, kind, sequence) DO NOTHING";
+
+const CLAIM: &str = "WITH due AS (
+        SELECT id FROM outreach_messages
+        WHERE status = 'QUEUED' AND due_at <= $1 AND (claimed_until IS NULL OR claimed_until <= $1)
+        ORDER BY due_at, id
+        LIMIT $3
+        FOR UPDATE SKIP LOCKED
+    ), claimed AS (
+        UPDATE outreach_messages m SET claim_token = gen_random_uuid(), claimed_until = $2, updated_at = $1
+        FROM due WHERE m.id = due.id
+        RETURNING m.*
+    )
+    SELECT cl.id, cl.claim_token, cl.attempts, cl.channel, cl.kind, cl.sequence, cl.workspace_id,
+           w.name AS workspace_name, c.id AS campaign_id, c.code AS campaign_code, c.name AS campaign_name,
+           c.status = 'ACTIVE' AS collecting,
+           COALESCE((c.delivery ->> 'greetByName')::boolean, false) AS greet_by_name,
+           s.languages[1] AS language, s.register,
+           r.id AS respondent_id, r.external_ref, r.name_sealed, r.email_sealed, r.phone_sealed, r.invitation_sealed,
+           (SELECT se.id FROM sessions se WHERE se.respondent_id = r.id AND se.status = 'COMPLETED'
+            ORDER BY se.completed_at LIMIT 1) AS finished_session
+    FROM claimed cl
+    JOIN campaigns c ON c.id = cl.campaign_id
+    JOIN surveys s ON s.id = c.survey_id
+    JOIN workspaces w ON w.id = cl.workspace_id
+    JOIN respondents r ON r.id = cl.respondent_id
+    ORDER BY cl.due_at, cl.id";
+
+#[derive(QueryableByName)]
+struct ClaimRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    claim_token: Uuid,
+    #[diesel(sql_type = Integer)]
+    attempts: i32,
+    #[diesel(sql_type = Text)]
+    channel: String,
+    #[diesel(sql_type = Text)]
+    kind: String,
+    #[diesel(sql_type = SmallInt)]
+    sequence: i16,
+    #[diesel(sql_type = SqlUuid)]
+    workspace_id: Uuid,
+    #[diesel(sql_type = Text)]
+    workspace_name: String,
+    #[diesel(sql_type = SqlUuid)]
+    campaign_id: Uuid,
+    #[diesel(sql_type = Text)]
+    campaign_code: String,
+    #[diesel(sql_type = Text)]
+    campaign_name: String,
+    #[diesel(sql_type = Bool)]
+    collecting: bool,
+    #[diesel(sql_type = Bool)]
+    greet_by_name: bool,
+    #[diesel(sql_type = Text)]
+    language: String,
+    #[diesel(sql_type = Text)]
+    register: String,
+    #[diesel(sql_type = SqlUuid)]
+    respondent_id: Uuid,
+    #[diesel(sql_type = Text)]
+    external_ref: String,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    name_sealed: Option<Vec<u8>>,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    email_sealed: Option<Vec<u8>>,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    phone_sealed: Option<Vec<u8>>,
+    #[diesel(sql_type = Bytea)]
+    invitation_sealed: Vec<u8>,
+    #[diesel(sql_type = Nullable<SqlUuid>)]
+    finished_session: Option<Uuid>,
+}
+
+impl ClaimRow {
+    fn into_domain(self) -> Result<ClaimedMessage> {
+        let corrupt = |what: &str| Error::internal(format!("message {} has an unknown {what}", self.id));
+        Ok(ClaimedMessage {
+            id: MessageId(self.id),
+            claim_token: self.claim_token,
+            attempts: u32::try_from(self.attempts).unwrap_or(0),
+            channel: DeliveryChannel::parse(&self.channel).ok_or_else(|| corrupt("channel"))?,
+            kind: MessageKind::parse(&self.kind).ok_or_else(|| corrupt("kind"))?,
+            sequence: u8::try_from(self.sequence).map_err(|_| corrupt("sequence"))?,
+            workspace_id: WorkspaceId(self.workspace_id),
+            workspace_name: self.workspace_name,
+            campaign_id: CampaignId(self.campaign_id),
+            campaign_code: self.campaign_code,
+            campaign_name: self.campaign_name,
+            collecting: self.collecting,
+            greet_by_name: self.greet_by_name,
+            language: self.language,
+            register: Register::parse(&self.register).ok_or_else(|| corrupt("register"))?,
+            recipient: Recipient {
+                id: RespondentId(self.respondent_id),
+                external_ref: self.external_ref,
+                name_sealed: self.name_sealed,
+                email_sealed: self.email_sealed,
+                phone_sealed: self.phone_sealed,
+                invitation_sealed: self.invitation_sealed,
+            },
+            finished_session: self.finished_session.map(SessionId),
+        })
+    }
+}
+
+#[derive(QueryableByName)]
+struct WorkspaceRow {
+    #[diesel(sql_type = SqlUuid)]
+    workspace_id: Uuid,
+}
+
+#[derive(QueryableByName)]
+struct RecipientRow {
+    #[diesel(sql_type = SqlUuid)]
+    workspace_id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    campaign_id: Uuid,
+    #[diesel(sql_type = Text)]
+    external_ref: String,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    name_sealed: Option<Vec<u8>>,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    email_sealed: Option<Vec<u8>>,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    phone_sealed: Option<Vec<u8>>,
+    #[diesel(sql_type = Bytea)]
+    invitation_sealed: Vec<u8>,
+}
+
+#[derive(QueryableByName)]
+struct CountRow {
+    #[diesel(sql_type = Text)]
+    channel: String,
+    #[diesel(sql_type = Text)]
+    status: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    reason: Option<String>,
+    #[diesel(sql_type = BigInt)]
+    messages: i64,
+}
+
+impl OutreachRepository for PgStore {
+    async fn plan_messages(
+        &self,
+        now: OffsetDateTime,
+        senders: &[DeliveryChannel],
+        schedule: &ReminderSchedule,
+    ) -> Result<u64> {
+        let senders: Vec<&str> = senders.iter().map(|c| c.as_str()).collect();
+        let waits = schedule.wait_seconds().to_vec();
+        let mut conn = self.conn().await?;
+        let mut queued = 0;
+        for statement in [PLAN_INVITATIONS, PLAN_REMINDERS, PLAN_THANKS] {
+            let query = sql_query(statement).bind::<Timestamptz, _>(now).bind::<Array<Text>, _>(&senders);
+            let inserted = if statement == PLAN_REMINDERS {
+                query.bind::<Array<BigInt>, _>(&waits).cached().execute(&mut conn).await
+            } else {
+                query.cached().execute(&mut conn).await
+            }
+            .map_err(from_diesel)?;
+            queued += inserted as u64;
+        }
+        Ok(queued)
+    }
+
+    async fn claim_messages(
+        &self,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<ClaimedMessage>> {
+        let rows: Vec<ClaimRow> = sql_query(CLAIM)
+            .bind::<Timestamptz, _>(now)
+            .bind::<Timestamptz, _>(lease_until)
+            .bind::<BigInt, _>(i64::from(limit))
+            .cached()
+            .load(&mut self.conn().await?)
+            .await
+            .map_err(from_diesel)?;
+        rows.into_iter().map(ClaimRow::into_domain).collect()
+    }
+
+    async fn finish_message(&self, outcome: &MessageOutcome) -> Result<bool> {
+        let mut conn = self.conn().await?;
+        conn.transaction::<_, DieselError, _>(async |conn| {
+            let held = outreach_messages::table.filter(
+                outreach_messages::id.eq(outcome.id.0).and(outreach_messages::claim_token.eq(outcome.claim_token)),
+            );
+            let released = (
+                outreach_messages::claim_token.eq(None::<Uuid>),
+                outreach_messages::claimed_until.eq(None::<OffsetDateTime>),
+                outreach_messages::updated_at.eq(outcome.at),
+            );
+            let attempted = outreach_messages::attempts.eq(outreach_messages::attempts + 1);
+            let updated = match &outcome.result {
+                MessageResult::Sent { provider_id, address_digest, .. } => {
+                    diesel::update(held)
+                        .set((
+                            released,
+                            attempted,
+                            outreach_messages::status.eq(MessageStatus::Sent.as_str()),
+                            outreach_messages::sent_at.eq(outcome.at),
+                            outreach_messages::address_digest.eq(address_digest),
+                            outreach_messages::provider_message_id.eq(provider_id),
+                            outreach_messages::reason.eq(None::<String>),
+                        ))
+                        .execute(conn)
+                        .await?
+                }
+                MessageResult::Retry { due_at, code } => {
+                    diesel::update(held)
+                        .set((
+                            released,
+                            attempted,
+                            outreach_messages::due_at.eq(due_at),
+                            outreach_messages::reason.eq(code),
+                        ))
+                        .execute(conn)
+                        .await?
+                }
+                MessageResult::Failed { code, address_digest } => {
+                    diesel::update(held)
+                        .set((
+                            released,
+                            attempted,
+                            outreach_messages::status.eq(MessageStatus::Failed.as_str()),
+                            outreach_messages::reason.eq(code),
+                            outreach_messages::address_digest.eq(address_digest),
+                        ))
+                        .execute(conn)
+                        .await?
+                }
+                MessageResult::Suppressed { reason } => {
+                    diesel::update(held)
+                        .set((
+                            released,
+                            outreach_messages::status.eq(MessageStatus::Suppressed.as_str()),
+                            outreach_messages::reason.eq(reason.as_str()),
+                        ))
+                        .execute(conn)
+                        .await?
+                }
+            };
+            // Only the holder that recorded the acceptance announces it.
+            if let MessageResult::Sent { acknowledged: Some(event), .. } = &outcome.result
+                && updated == 1
+            {
+                emit_events(conn, std::slice::from_ref(event)).await?;
+            }
+            Ok(updated == 1)
+        })
+        .await
+        .map_err(from_diesel)
+    }
+
+    async fn is_opted_out(&self, workspace: WorkspaceId, address_digest: &[u8]) -> Result<bool> {
+        let found: Option<Uuid> = outreach_opt_outs::table
+            .filter(outreach_opt_outs::workspace_id.eq(workspace.0))
+            .filter(outreach_opt_outs::address_digest.eq(address_digest))
+            .select(outreach_opt_outs::workspace_id)
+            .first(&mut self.conn().await?)
+            .await
+            .optional()
+            .map_err(from_diesel)?;
+        Ok(found.is_some())
+    }
+
+    async fn record_opt_out(
+        &self,
+        workspace: WorkspaceId,
+        address_digest: &[u8],
+        family: AddressFamily,
+        source: OptOutSource,
+        at: OffsetDateTime,
+    ) -> Result<()> {
+        diesel::insert_into(outreach_opt_outs::table)
+            .values((
+                outreach_opt_outs::workspace_id.eq(workspace.0),
+                outreach_opt_outs::address_digest.eq(address_digest),
+                outreach_opt_outs::family.eq(family.as_str()),
+                outreach_opt_outs::source.eq(source.as_str()),
+                outreach_opt_outs::created_at.eq(at),
+            ))
+            .on_conflict_do_nothing()
+            .execute(&mut self.conn().await?)
+            .await
+            .map_err(from_diesel)?;
+        Ok(())
+    }
+
+    async fn workspaces_that_wrote_to(&self, address_digest: &[u8]) -> Result<Vec<WorkspaceId>> {
+        let rows: Vec<WorkspaceRow> = sql_query(
+            "SELECT workspace_id FROM outreach_messages WHERE address_digest = $1
+             GROUP BY workspace_id ORDER BY max(sent_at) DESC NULLS LAST, workspace_id",
+        )
+        .bind::<Bytea, _>(address_digest)
+        .cached()
+        .load(&mut self.conn().await?)
+        .await
+        .map_err(from_diesel)?;
+        Ok(rows.into_iter().map(|r| WorkspaceId(r.workspace_id)).collect())
+    }
+
+    async fn recipient(&self, respondent: RespondentId) -> Result<Option<(WorkspaceId, CampaignId, Recipient)>> {
+        let row: Option<RecipientRow> = sql_query(
+            "SELECT c.workspace_id, c.id AS campaign_id, r.external_ref, r.name_sealed, r.email_sealed,
+                    r.phone_sealed, r.invitation_sealed
+             FROM respondents r JOIN campaigns c ON c.id = r.campaign_id WHERE r.id = $1",
+        )
+        .bind::<SqlUuid, _>(respondent.0)
+        .cached()
+        .get_result(&mut self.conn().await?)
+        .await
+        .optional()
+        .map_err(from_diesel)?;
+        Ok(row.map(|r| {
+            let recipient = Recipient {
+                id: respondent,
+                external_ref: r.external_ref,
+                name_sealed: r.name_sealed,
+                email_sealed: r.email_sealed,
+                phone_sealed: r.phone_sealed,
+                invitation_sealed: r.invitation_sealed,
+            };
+            (WorkspaceId(r.workspace_id), CampaignId(r.campaign_id), recipient)
+        }))
+    }
+
+    async fn outreach_counts(&self, campaign: CampaignId) -> Result<OutreachCounts> {
+        let rows: Vec<CountRow> = sql_query(
+            "SELECT channel, status, reason, count(*) AS messages FROM outreach_messages
+             WHERE campaign_id = $1 GROUP BY channel, status, reason",
+        )
+        .bind::<SqlUuid, _>(campaign.0)
+        .cached()
+        .load(&mut self.conn().await?)
+        .await
+        .map_err(from_diesel)?;
+        let tallies = rows
+            .into_iter()
+            .map(|r| {
+                let corrupt = || Error::internal("an outreach message has an unknown channel or status");
+                Ok(MessageTally {
+                    channel: DeliveryChannel::parse(&r.channel).ok_or_else(corrupt)?,
+                    status: MessageStatus::parse(&r.status).ok_or_else(corrupt)?,
+                    reason: r.reason,
+                    messages: u64::try_from(r.messages).unwrap_or(0),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(OutreachCounts::of(&tallies))
+    }
+}

@@ -1,0 +1,240 @@
+//! `OutreachRepository`: planning queues each message once, by the durable state alone;
+//! reminders follow the schedule and stop for people who finished; a claim is exclusive under its
+//! lease and only its holder records; a thank-you acknowledges once; opt-outs belong to a
+//! workspace and are found by the address a message went to.
+
+use futures_util::future::join;
+use pulse_domain::ErrorCode;
+use pulse_domain::campaigns::models::{
+    AudienceRowInput, BriefInput, CampaignOverview, DeliveryChannel, DeliveryInput, ProvisionInput,
+};
+use pulse_domain::outreach::models::{
+    AddressFamily, MESSAGE_CHANNELS, MessageKind, MessageOutcome, MessageResult, OptOutSource, ReminderSchedule,
+    SendOutcome,
+};
+use pulse_domain::sessions::models::{AnswerInput, StartInput, StartOutcome, Visit};
+use pulse_domain::shared::clock::Clock;
+use secrecy::ExposeSecret;
+use serde_json::json;
+use time::Duration;
+
+use super::{Partner, Store, World};
+use crate::fakes::GENUINE_REPLY;
+
+/// A launched closed-list campaign with two reminders and these people, on EMAIL when one has an
+/// email and on SMS when one has a phone, and their invitation nonces in the same order.
+async fn invited_campaign<S: Store>(
+    w: &World<S>,
+    partner: &Partner,
+    people: &[(&str, Option<&str>, Option<&str>)],
+) -> (CampaignOverview, Vec<String>) {
+    let mut channels = Vec::new();
+    if people.iter().any(|p| p.1.is_some()) {
+        channels.push(DeliveryChannel::Email);
+    }
+    if people.iter().any(|p| p.2.is_some()) {
+        channels.push(DeliveryChannel::Sms);
+    }
+    let input = ProvisionInput {
+        brief: Some(BriefInput {
+            intent_text: "How was the delivery today?".into(),
+            question_count: Some(2),
+            languages: Some(vec!["en".into()]),
+            ..BriefInput::default()
+        }),
+        delivery: Some(DeliveryInput {
+            channels: Some(channels),
+            reminder_count: Some(2),
+            greet_by_name: Some(true),
+            ..DeliveryInput::default()
+        }),
+        ..ProvisionInput::default()
+    };
+    let draft = w.campaigns.provision(&partner.principal, None, input).await.expect("provisioned");
+    let rows = people
+        .iter()
+        .map(|(reference, email, phone)| AudienceRowInput {
+            external_ref: (*reference).into(),
+            name: Some(format!("Person {reference}")),
+            email: email.map(str::to_owned),
+            phone: phone.map(str::to_owned),
+        })
+        .collect();
+    let attached =
+        w.campaigns.attach_audience(&partner.principal, None, draft.campaign.id, rows).await.expect("attached");
+    let nonces = attached.iter().map(|a| a.invitation_url.rsplit('/').next().expect("a nonce").to_owned()).collect();
+    let live = w.campaigns.launch(&partner.principal, None, draft.campaign.id).await.expect("launched");
+    (live, nonces)
+}
+
+/// Finishes a session through an invitation.
+async fn answer_invitation<S: Store>(w: &World<S>, code: &str, nonce: &str) {
+    let visit = Visit { invitation: Some(nonce.to_owned()), ..Visit::default() };
+    let started = match w
+        .respondents
+        .start(code, StartInput { consent_given: Some(true), visit, ..StartInput::default() })
+        .await
+        .expect("start")
+    {
+        StartOutcome::Started(session) => session,
+        StartOutcome::NotStarted(why) => panic!("not started: {why:?}"),
+    };
+    let token = started.token.expose_secret().to_owned();
+    let answer = AnswerInput { question_id: "q1".into(), value: json!(5) };
+    w.respondents.answer(code, started.id, Some(&token), vec![answer]).await.expect("answered");
+    w.respondents.complete(code, started.id, Some(&token)).await.expect("completed");
+}
+
+fn addressed(sent: &[pulse_domain::outreach::models::OutgoingMessage]) -> Vec<(&'static str, String)> {
+    sent.iter().map(|m| (m.channel.as_str(), m.to.clone())).collect()
+}
+
+pub async fn planning_queues_each_invitation_once_on_every_channel_a_person_can_be_reached_by<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let people =
+        [("a", Some("a@example.com"), Some("+91 98765 00001")), ("b", Some("b@example.com"), None), ("c", None, None)];
+    let (campaign, _) = invited_campaign(&w, &partner, &people).await;
+    let now = w.clock.now();
+    let senders = MESSAGE_CHANNELS;
+    assert_eq!(w.store.plan_messages(now, &senders, &ReminderSchedule::default()).await.expect("planned"), 3);
+    assert_eq!(w.store.plan_messages(now, &senders, &ReminderSchedule::default()).await.expect("planned"), 0, "once");
+    let only_email = [DeliveryChannel::Email];
+    assert_eq!(w.store.plan_messages(now, &only_email, &ReminderSchedule::default()).await.expect("planned"), 0);
+
+    let round = w.outreach.run_due().await.expect("round");
+    assert_eq!(round.sent.len(), 3);
+    let mut sent = addressed(&w.sender.sent());
+    sent.sort();
+    assert_eq!(
+        sent,
+        [
+            ("EMAIL", "a@example.com".to_owned()),
+            ("EMAIL", "b@example.com".to_owned()),
+            ("SMS", "+91 98765 00001".to_owned()),
+        ]
+    );
+    let counts = w.store.outreach_counts(campaign.campaign.id).await.expect("counts");
+    let email = counts.channels.iter().find(|(c, _)| *c == DeliveryChannel::Email).expect("email").1;
+    assert_eq!((email.sent, email.queued, email.failed), (2, 0, 0));
+}
+
+pub async fn reminders_follow_the_schedule_and_stop_for_people_who_finished<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let people = [("a", Some("a@example.com"), None), ("b", Some("b@example.com"), None)];
+    let (campaign, nonces) = invited_campaign(&w, &partner, &people).await;
+    w.outreach.run_due().await.expect("invited");
+    assert_eq!(w.sender.sent().len(), 2);
+
+    w.clock.advance(Duration::days(2) - Duration::minutes(1));
+    assert_eq!(w.outreach.run_due().await.expect("round").planned, 0, "not before two days");
+    answer_invitation(&w, &campaign.campaign.code, &nonces[0]).await;
+    w.clock.advance(Duration::minutes(1));
+    let round = w.outreach.run_due().await.expect("round");
+    assert_eq!(round.planned, 2, "one reminder to b, one thank-you to a");
+    let reminder = w.sender.sent().into_iter().nth(2).expect("a third message");
+    let thanks = w.sender.sent().into_iter().nth(3).expect("a fourth message");
+    let mut got = [(reminder.to, reminder.email.map(|e| e.subject)), (thanks.to, thanks.email.map(|e| e.subject))];
+    got.sort();
+    assert_eq!(got[0].0, "a@example.com", "the finisher gets the thank-you");
+    assert_eq!(got[1].0, "b@example.com", "the other one the reminder");
+
+    w.clock.advance(Duration::days(4));
+    assert_eq!(w.outreach.run_due().await.expect("round").sent.len(), 1, "the second reminder, to b only");
+    w.clock.advance(Duration::days(30));
+    assert_eq!(w.outreach.run_due().await.expect("round").planned, 0, "reminderCount is 2: no third");
+    assert_eq!(w.sender.sent().len(), 5);
+}
+
+pub async fn a_claimed_message_is_held_by_its_lease_and_only_its_holder_records<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    invited_campaign(&w, &partner, &[("a", Some("a@example.com"), None)]).await;
+    let now = w.clock.now();
+    w.store.plan_messages(now, &MESSAGE_CHANNELS, &ReminderSchedule::default()).await.expect("planned");
+
+    let lease = now + Duration::minutes(5);
+    let (first, second) = join(w.store.claim_messages(now, lease, 10), w.store.claim_messages(now, lease, 10)).await;
+    let (first, second) = (first.expect("claim"), second.expect("claim"));
+    assert_eq!(first.len() + second.len(), 1, "two concurrent claims share nothing");
+    let lost = first.into_iter().chain(second).next().expect("claimed");
+    assert_eq!(lost.kind, MessageKind::Invitation);
+    assert_eq!(lost.workspace_name, "Client");
+    assert!(lost.greet_by_name && lost.collecting);
+    assert!(w.store.claim_messages(now, lease, 10).await.expect("claim").is_empty(), "held by the lease");
+
+    let after_lease = lease + Duration::seconds(1);
+    let taken = w.store.claim_messages(after_lease, after_lease + Duration::minutes(5), 10).await.expect("claim");
+    assert_eq!(taken.len(), 1, "taken over once the lease ran out");
+    let sent = |claim_token| MessageOutcome {
+        id: lost.id,
+        claim_token,
+        at: after_lease,
+        result: MessageResult::Sent { provider_id: None, address_digest: vec![1], acknowledged: None },
+    };
+    assert!(!w.store.finish_message(&sent(lost.claim_token)).await.expect("finish"), "the lost claim records nothing");
+    assert!(w.store.finish_message(&sent(taken[0].claim_token)).await.expect("finish"));
+    assert!(!w.store.finish_message(&sent(taken[0].claim_token)).await.expect("finish"), "only once");
+}
+
+pub async fn a_deferred_message_comes_back_when_due_and_a_thank_you_acknowledges_once<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let (campaign, nonces) = invited_campaign(&w, &partner, &[("a", None, Some("+91 98765 00001"))]).await;
+    w.sender.answer([SendOutcome::Deferred { code: "SMS_UNAVAILABLE".into(), retry_after: None }]);
+    assert_eq!(w.outreach.run_due().await.expect("round").retried.len(), 1);
+    assert!(w.outreach.run_due().await.expect("round").sent.is_empty(), "not due yet");
+    w.clock.advance(Duration::minutes(1));
+    assert_eq!(w.outreach.run_due().await.expect("round").sent.len(), 1, "retried after a minute");
+
+    answer_invitation(&w, &campaign.campaign.code, &nonces[0]).await;
+    let round = w.outreach.run_due().await.expect("round");
+    assert_eq!(round.sent.len(), 1);
+    let thanks = w.sender.sent().pop().expect("a thank-you");
+    assert_eq!(thanks.channel, DeliveryChannel::Sms, "on the channel the person was invited by");
+    assert!(thanks.text.as_deref().is_some_and(|t| !t.contains("/s/")), "a thank-you has no link");
+    assert_eq!(w.outreach.run_due().await.expect("round").planned, 0, "thanked once");
+}
+
+pub async fn opt_outs_belong_to_a_workspace_and_are_found_by_the_address_written_to<S: Store>(store: S) {
+    let w = World::new(store);
+    let acme = w.partner("Acme").await;
+    let other = w.partner("Other").await;
+    let (first, _) = invited_campaign(&w, &acme, &[("a", Some("a@example.com"), Some("+91 98765 00001"))]).await;
+    w.outreach.run_due().await.expect("invited");
+    let email = w.sender.sent().into_iter().find(|m| m.channel == DeliveryChannel::Email).expect("an email");
+    let link = email.unsubscribe_url.expect("a one-click link");
+    let token = link.rsplit('/').next().expect("a token");
+    w.outreach.unsubscribe(token).await.expect("unsubscribed");
+    w.outreach.unsubscribe(token).await.expect("twice is fine");
+    let mut tampered = token.to_owned();
+    tampered.replace_range(..1, if token.starts_with('A') { "B" } else { "A" });
+    assert!(w.outreach.unsubscribe(&tampered).await.is_err(), "a tampered link names nobody");
+
+    // The same person, attached again by the same workspace and by another one.
+    let (_, _) = invited_campaign(&w, &acme, &[("a2", Some("A@Example.com"), None)]).await;
+    let (_, _) = invited_campaign(&w, &other, &[("a", Some("a@example.com"), None)]).await;
+    let round = w.outreach.run_due().await.expect("round");
+    assert_eq!((round.sent.len(), round.suppressed.len()), (1, 1), "opted out of Acme only");
+
+    let reply =
+        |body: &str| vec![("From".to_owned(), "+919876500001".to_owned()), ("Body".to_owned(), body.to_owned())];
+    let url = "https://pulse.example/api/v1/public/messages/replies";
+    let forged = w.outreach.reply(url, &reply("STOP"), Some("forged")).await.expect_err("unsigned");
+    assert_eq!(forged.code(), ErrorCode::Unauthenticated);
+    assert!(!w.outreach.reply(url, &reply("thanks"), Some(GENUINE_REPLY)).await.expect("reply"), "only STOP opts out");
+    assert!(w.outreach.reply(url, &reply("STOP"), Some(GENUINE_REPLY)).await.expect("reply"), "STOP is an opt-out");
+    let (_, _) = invited_campaign(&w, &acme, &[("a3", None, Some("+91-98765-00001"))]).await;
+    let round = w.outreach.run_due().await.expect("round");
+    assert_eq!((round.sent.len(), round.suppressed.len()), (0, 1), "the number that said STOP gets nothing more");
+    let counts = w.store.outreach_counts(first.campaign.id).await.expect("counts");
+    assert!(counts.channels.iter().all(|(_, c)| c.sent == 1 && c.failed == 0), "{counts:?}");
+    w.store
+        .record_opt_out(other.workspace, &[9], AddressFamily::Phone, OptOutSource::Reply, w.clock.now())
+        .await
+        .expect("recorded");
+    assert!(w.store.is_opted_out(other.workspace, &[9]).await.expect("read"));
+    assert!(!w.store.is_opted_out(acme.workspace, &[9]).await.expect("read"));
+    assert!(w.store.workspaces_that_wrote_to(&[9]).await.expect("read").is_empty());
+}

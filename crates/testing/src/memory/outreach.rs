@@ -1,0 +1,360 @@
+//! The outreach outbox and opt-outs in memory, planned by the same rules as the SQL of
+//! `pulse-postgres` (the contract suite checks both).
+
+use pulse_domain::campaigns::models::{CampaignStatus, DeliveryChannel};
+use pulse_domain::error::{Error, Result};
+use pulse_domain::ids::{CampaignId, MessageId, RespondentId, SessionId, WorkspaceId};
+use pulse_domain::outreach::models::{
+    AddressFamily, ClaimedMessage, MessageKind, MessageOutcome, MessageResult, MessageStatus, MessageTally,
+    OptOutSource, OutreachCounts, Recipient, ReminderSchedule,
+};
+use pulse_domain::outreach::ports::OutreachRepository;
+use pulse_domain::sessions::models::SessionStatus;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::{MemoryStore, RespondentRow, State};
+
+#[derive(Clone, Debug)]
+pub(super) struct MessageRow {
+    pub(super) id: MessageId,
+    pub(super) workspace_id: WorkspaceId,
+    pub(super) campaign_id: CampaignId,
+    pub(super) respondent_id: RespondentId,
+    pub(super) channel: DeliveryChannel,
+    pub(super) kind: MessageKind,
+    pub(super) sequence: u8,
+    pub(super) status: MessageStatus,
+    pub(super) attempts: u32,
+    pub(super) due_at: OffsetDateTime,
+    pub(super) claim: Option<(Uuid, OffsetDateTime)>,
+    pub(super) sent_at: Option<OffsetDateTime>,
+    pub(super) address_digest: Option<Vec<u8>>,
+    pub(super) reason: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct OptOutRow {
+    pub(super) workspace_id: WorkspaceId,
+    pub(super) address_digest: Vec<u8>,
+}
+
+fn recipient(row: &RespondentRow) -> Recipient {
+    Recipient {
+        id: row.id,
+        external_ref: row.external_ref.clone(),
+        name_sealed: row.name_sealed.clone(),
+        email_sealed: row.email_sealed.clone(),
+        phone_sealed: row.phone_sealed.clone(),
+        invitation_sealed: row.invitation_sealed.clone(),
+    }
+}
+
+impl State {
+    /// The session a respondent finished through their invitation.
+    fn finished_session(&self, respondent: RespondentId) -> Option<SessionId> {
+        self.sessions
+            .values()
+            .filter(|s| s.session.respondent_id == Some(respondent) && s.status == SessionStatus::Completed)
+            .min_by_key(|s| s.completed_at)
+            .map(|s| s.session.id)
+    }
+
+    fn has_message(&self, respondent: RespondentId, channel: DeliveryChannel, kind: MessageKind, sequence: u8) -> bool {
+        self.messages
+            .iter()
+            .any(|m| m.respondent_id == respondent && m.channel == channel && m.kind == kind && m.sequence == sequence)
+    }
+
+    fn queue_message(
+        &mut self,
+        respondent: &RespondentRow,
+        workspace_id: WorkspaceId,
+        channel: DeliveryChannel,
+        kind: MessageKind,
+        sequence: u8,
+        now: OffsetDateTime,
+    ) -> bool {
+        if self.has_message(respondent.id, channel, kind, sequence) {
+            return false;
+        }
+        self.messages.push(MessageRow {
+            id: MessageId::new_random(),
+            workspace_id,
+            campaign_id: respondent.campaign_id,
+            respondent_id: respondent.id,
+            channel,
+            kind,
+            sequence,
+            status: MessageStatus::Queued,
+            attempts: 0,
+            due_at: now,
+            claim: None,
+            sent_at: None,
+            address_digest: None,
+            reason: None,
+        });
+        true
+    }
+}
+
+impl State {
+    /// A campaign's messages per channel and its failure codes.
+    pub(super) fn outreach_counts(&self, campaign: CampaignId) -> OutreachCounts {
+        let mut tallies: Vec<MessageTally> = Vec::new();
+        for message in self.messages.iter().filter(|m| m.campaign_id == campaign) {
+            let same = |t: &&mut MessageTally| {
+                t.channel == message.channel && t.status == message.status && t.reason == message.reason
+            };
+            match tallies.iter_mut().find(same) {
+                Some(tally) => tally.messages += 1,
+                None => tallies.push(MessageTally {
+                    channel: message.channel,
+                    status: message.status,
+                    reason: message.reason.clone(),
+                    messages: 1,
+                }),
+            }
+        }
+        OutreachCounts::of(&tallies)
+    }
+}
+
+impl OutreachRepository for MemoryStore {
+    async fn plan_messages(
+        &self,
+        now: OffsetDateTime,
+        senders: &[DeliveryChannel],
+        schedule: &ReminderSchedule,
+    ) -> Result<u64> {
+        let mut state = self.state();
+        let mut queued = 0;
+        let respondents = state.respondents.clone();
+        for respondent in &respondents {
+            let Some(campaign) = state.campaigns.get(&respondent.campaign_id).cloned() else { continue };
+            let channels: Vec<DeliveryChannel> =
+                campaign.delivery.channels.iter().copied().filter(|c| senders.contains(c)).collect();
+            let reachable = |c: &DeliveryChannel| {
+                if c.needs_email() { respondent.email_sealed.is_some() } else { respondent.phone_sealed.is_some() }
+            };
+            let finished = state.finished_session(respondent.id).is_some();
+            let active = campaign.status == CampaignStatus::Active;
+            for channel in channels.iter().filter(|c| reachable(c)) {
+                if active && !finished {
+                    queued += u64::from(state.queue_message(
+                        respondent,
+                        campaign.workspace_id,
+                        *channel,
+                        MessageKind::Invitation,
+                        0,
+                        now,
+                    ));
+                    let reminders = campaign.delivery.reminder_count.unwrap_or(0);
+                    for number in 1..=reminders {
+                        let (kind, sequence) = if number == 1 {
+                            (MessageKind::Invitation, 0)
+                        } else {
+                            (MessageKind::Reminder, number - 1)
+                        };
+                        let previous_sent = state
+                            .messages
+                            .iter()
+                            .find(|m| {
+                                m.respondent_id == respondent.id
+                                    && m.channel == *channel
+                                    && m.kind == kind
+                                    && m.sequence == sequence
+                            })
+                            .and_then(|m| m.sent_at);
+                        if previous_sent.is_some_and(|sent| sent + schedule.wait_before(number) <= now) {
+                            queued += u64::from(state.queue_message(
+                                respondent,
+                                campaign.workspace_id,
+                                *channel,
+                                MessageKind::Reminder,
+                                number,
+                                now,
+                            ));
+                        }
+                    }
+                }
+            }
+            if finished {
+                let invited_on = campaign.delivery.channels.iter().copied().filter(|c| senders.contains(c)).find(|c| {
+                    state.messages.iter().any(|m| {
+                        m.respondent_id == respondent.id
+                            && m.channel == *c
+                            && m.kind == MessageKind::Invitation
+                            && m.status == MessageStatus::Sent
+                    })
+                });
+                if let Some(channel) = invited_on {
+                    let exists = state
+                        .messages
+                        .iter()
+                        .any(|m| m.respondent_id == respondent.id && m.kind == MessageKind::ThankYou);
+                    if !exists {
+                        queued += u64::from(state.queue_message(
+                            respondent,
+                            campaign.workspace_id,
+                            channel,
+                            MessageKind::ThankYou,
+                            0,
+                            now,
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(queued)
+    }
+
+    async fn claim_messages(
+        &self,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<ClaimedMessage>> {
+        let mut state = self.state();
+        let mut due: Vec<usize> = (0..state.messages.len())
+            .filter(|&i| {
+                let m = &state.messages[i];
+                m.status == MessageStatus::Queued && m.due_at <= now && m.claim.is_none_or(|(_, until)| until <= now)
+            })
+            .collect();
+        due.sort_by_key(|&i| state.messages[i].due_at);
+        due.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        let mut claimed = Vec::with_capacity(due.len());
+        for i in due {
+            let token = Uuid::new_v4();
+            state.messages[i].claim = Some((token, lease_until));
+            let message = state.messages[i].clone();
+            let respondent = state
+                .respondents
+                .iter()
+                .find(|r| r.id == message.respondent_id)
+                .cloned()
+                .ok_or_else(|| Error::internal("a message's respondent is gone"))?;
+            let campaign = state
+                .campaigns
+                .get(&message.campaign_id)
+                .cloned()
+                .ok_or_else(|| Error::internal("a message's campaign is gone"))?;
+            let survey = state.survey_of(&campaign)?;
+            let workspace_name = state
+                .workspaces
+                .iter()
+                .find(|w| w.id == message.workspace_id)
+                .map(|w| w.details.name.clone())
+                .ok_or_else(|| Error::internal("a message's workspace is gone"))?;
+            claimed.push(ClaimedMessage {
+                id: message.id,
+                claim_token: token,
+                attempts: message.attempts,
+                channel: message.channel,
+                kind: message.kind,
+                sequence: message.sequence,
+                workspace_id: message.workspace_id,
+                workspace_name,
+                campaign_id: campaign.id,
+                campaign_code: campaign.code.clone(),
+                campaign_name: campaign.name.clone(),
+                collecting: campaign.status == CampaignStatus::Active,
+                greet_by_name: campaign.delivery.greet_by_name.unwrap_or(false),
+                language: survey.default_language().as_str().to_owned(),
+                register: survey.register,
+                recipient: recipient(&respondent),
+                finished_session: state.finished_session(respondent.id),
+            });
+        }
+        Ok(claimed)
+    }
+
+    async fn finish_message(&self, outcome: &MessageOutcome) -> Result<bool> {
+        let mut state = self.state();
+        let Some(index) = state
+            .messages
+            .iter()
+            .position(|m| m.id == outcome.id && m.claim.is_some_and(|(token, _)| token == outcome.claim_token))
+        else {
+            return Ok(false);
+        };
+        let mut event = None;
+        {
+            let message = &mut state.messages[index];
+            message.claim = None;
+            match &outcome.result {
+                MessageResult::Sent { address_digest, acknowledged, .. } => {
+                    message.status = MessageStatus::Sent;
+                    message.attempts += 1;
+                    message.sent_at = Some(outcome.at);
+                    message.address_digest = Some(address_digest.clone());
+                    event.clone_from(acknowledged);
+                }
+                MessageResult::Retry { due_at, code } => {
+                    message.attempts += 1;
+                    message.due_at = *due_at;
+                    message.reason = Some(code.clone());
+                }
+                MessageResult::Failed { code, address_digest } => {
+                    message.status = MessageStatus::Failed;
+                    message.attempts += 1;
+                    message.reason = Some(code.clone());
+                    message.address_digest.clone_from(address_digest);
+                }
+                MessageResult::Suppressed { reason } => {
+                    message.status = MessageStatus::Suppressed;
+                    message.reason = Some(reason.as_str().to_owned());
+                }
+            }
+        }
+        if let Some(event) = event {
+            state.emit(event);
+        }
+        Ok(true)
+    }
+
+    async fn is_opted_out(&self, workspace: WorkspaceId, address_digest: &[u8]) -> Result<bool> {
+        Ok(self.state().opt_outs.iter().any(|o| o.workspace_id == workspace && o.address_digest == address_digest))
+    }
+
+    async fn record_opt_out(
+        &self,
+        workspace: WorkspaceId,
+        address_digest: &[u8],
+        _family: AddressFamily,
+        _source: OptOutSource,
+        _at: OffsetDateTime,
+    ) -> Result<()> {
+        let mut state = self.state();
+        if !state.opt_outs.iter().any(|o| o.workspace_id == workspace && o.address_digest == address_digest) {
+            state.opt_outs.push(OptOutRow { workspace_id: workspace, address_digest: address_digest.to_vec() });
+        }
+        Ok(())
+    }
+
+    async fn workspaces_that_wrote_to(&self, address_digest: &[u8]) -> Result<Vec<WorkspaceId>> {
+        let state = self.state();
+        let mut sent: Vec<&MessageRow> =
+            state.messages.iter().filter(|m| m.address_digest.as_deref() == Some(address_digest)).collect();
+        sent.sort_by_key(|m| std::cmp::Reverse(m.sent_at));
+        let mut workspaces = Vec::new();
+        for message in sent {
+            if !workspaces.contains(&message.workspace_id) {
+                workspaces.push(message.workspace_id);
+            }
+        }
+        Ok(workspaces)
+    }
+
+    async fn recipient(&self, respondent: RespondentId) -> Result<Option<(WorkspaceId, CampaignId, Recipient)>> {
+        let state = self.state();
+        let Some(row) = state.respondents.iter().find(|r| r.id == respondent) else { return Ok(None) };
+        let Some(campaign) = state.campaigns.get(&row.campaign_id) else { return Ok(None) };
+        Ok(Some((campaign.workspace_id, campaign.id, recipient(row))))
+    }
+
+    async fn outreach_counts(&self, campaign: CampaignId) -> Result<OutreachCounts> {
+        Ok(self.state().outreach_counts(campaign))
+    }
+}

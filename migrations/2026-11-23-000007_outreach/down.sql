@@ -1,0 +1,3 @@
+DROP TABLE outreach_opt_outs;
+DROP TABLE outreach_messages;
+ALTER TABLE surveys DROP COLUMN register;
