@@ -30,6 +30,8 @@ CREATE TABLE outreach_messages (
     updated_at timestamptz NOT NULL,
     UNIQUE (respondent_id, channel, kind, sequence)
 );
+-- One thank-you per person, whichever channel two replicas planning at once would pick.
+CREATE UNIQUE INDEX outreach_messages_one_thank_you ON outreach_messages (respondent_id) WHERE kind = 'THANK_YOU';
 CREATE INDEX outreach_messages_due ON outreach_messages (due_at) WHERE status = 'QUEUED';
 CREATE INDEX outreach_messages_campaign ON outreach_messages (campaign_id, channel, status);
 CREATE INDEX outreach_messages_address ON outreach_messages (address_digest, sent_at) WHERE address_digest IS NOT NULL;

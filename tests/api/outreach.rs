@@ -239,7 +239,8 @@ async fn invitations_reminders_thanks_and_opt_outs_reach_real_peers() {
         assert_eq!(invitation.list_unsubscribe_post.as_deref(), Some("List-Unsubscribe=One-Click"));
         let path = invitation.survey_path().expect("a survey link");
         assert!(path.starts_with(&format!("/s/{}/", code_of(&campaign))), "{path}");
-        let text = sms.iter().find(|t| t.to == phone).unwrap_or_else(|| panic!("{reference} texted"));
+        let e164: String = format!("+{}", phone.chars().filter(char::is_ascii_digit).collect::<String>());
+        let text = sms.iter().find(|t| t.to == e164).unwrap_or_else(|| panic!("{reference} texted in E.164 form"));
         assert_eq!(text.from, SMS_FROM);
         assert!(text.body.contains(&path) && text.body.contains(name), "{}", text.body);
         assert!(text.body.trim_end().ends_with("Reply STOP to opt out."), "{}", text.body);

@@ -56,7 +56,8 @@ const PLAN_REMINDERS: &str = "INSERT INTO outreach_messages
     ON CONFLICT (respondent_id, channel, kind, sequence) DO NOTHING";
 
 /// One thank-you per person who finished, on the first of the campaign's channels (in its order)
-/// whose invitation was sent.
+/// whose invitation was sent. Two replicas planning at once may pick different channels: the
+/// unique index on thank-yous per person keeps one, whichever conflict it meets.
 const PLAN_THANKS: &str = "INSERT INTO outreach_messages
         (id, workspace_id, campaign_id, respondent_id, channel, kind, sequence, status, due_at, created_at, updated_at)
     SELECT DISTINCT ON (m.respondent_id) gen_random_uuid(), m.workspace_id, m.campaign_id, m.respondent_id,
@@ -68,11 +69,12 @@ const PLAN_THANKS: &str = "INSERT INTO outreach_messages
       AND NOT EXISTS (SELECT 1 FROM outreach_messages t WHERE t.respondent_id = m.respondent_id AND t.kind = 'THANK_YOU')
     ORDER BY m.respondent_id,
              array_position(ARRAY(SELECT jsonb_array_elements_text(c.delivery -> 'channels')), m.channel)
-    ON CONFLICT (respondent_id, channel, kind, sequence) DO NOTHING";
+    ON CONFLICT DO NOTHING";
 
 const CLAIM: &str = "WITH due AS (
         SELECT id FROM outreach_messages
-        WHERE status = 'QUEUED' AND due_at <= $1 AND (claimed_until IS NULL OR claimed_until <= $1)
+        WHERE status = 'QUEUED' AND due_at <= $1 AND channel = ANY($4)
+          AND (claimed_until IS NULL OR claimed_until <= $1)
         ORDER BY due_at, id
         LIMIT $3
         FOR UPDATE SKIP LOCKED
@@ -241,11 +243,14 @@ impl OutreachRepository for PgStore {
         now: OffsetDateTime,
         lease_until: OffsetDateTime,
         limit: u32,
+        senders: &[DeliveryChannel],
     ) -> Result<Vec<ClaimedMessage>> {
+        let senders: Vec<&str> = senders.iter().map(|c| c.as_str()).collect();
         let rows: Vec<ClaimRow> = sql_query(CLAIM)
             .bind::<Timestamptz, _>(now)
             .bind::<Timestamptz, _>(lease_until)
             .bind::<BigInt, _>(i64::from(limit))
+            .bind::<Array<Text>, _>(&senders)
             .cached()
             .load(&mut self.conn().await?)
             .await

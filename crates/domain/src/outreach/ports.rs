@@ -23,7 +23,7 @@ pub trait OutreachRepository: Send + Sync + 'static {
     ///   was SENT at least `schedule.wait_before(n)` ago, while the campaign is ACTIVE and the
     ///   person has not finished;
     /// - one thank-you to a person who finished through their invitation, on the first of the
-    ///   campaign's channels whose invitation was SENT.
+    ///   campaign's channels whose invitation was SENT (one per person, whatever the channel).
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
@@ -34,8 +34,8 @@ pub trait OutreachRepository: Send + Sync + 'static {
         schedule: &ReminderSchedule,
     ) -> impl Future<Output = Result<u64>> + Send;
 
-    /// Claims up to `limit` QUEUED messages due at `now` that no live lease holds, until
-    /// `lease_until`. Concurrent claims never return the same message.
+    /// Claims up to `limit` QUEUED messages on the `senders` channels, due at `now`, that no live
+    /// lease holds, until `lease_until`. Concurrent claims never return the same message.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
@@ -44,6 +44,7 @@ pub trait OutreachRepository: Send + Sync + 'static {
         now: OffsetDateTime,
         lease_until: OffsetDateTime,
         limit: u32,
+        senders: &[DeliveryChannel],
     ) -> impl Future<Output = Result<Vec<ClaimedMessage>>> + Send;
 
     /// Records a claimed message's outcome (and, for an accepted thank-you, its

@@ -84,11 +84,10 @@ where
     /// Port errors of planning, claiming or recording; a send that fails is an outcome.
     pub async fn run_due(&self) -> Result<OutreachRound> {
         let now = self.clock.now();
-        let mut round = OutreachRound {
-            planned: self.repo.plan_messages(now, &self.senders(), &self.schedule).await?,
-            ..OutreachRound::default()
-        };
-        for message in self.repo.claim_messages(now, now + MESSAGE_LEASE, MESSAGE_BATCH).await? {
+        let senders = self.senders();
+        let planned = self.repo.plan_messages(now, &senders, &self.schedule).await?;
+        let mut round = OutreachRound { planned, ..OutreachRound::default() };
+        for message in self.repo.claim_messages(now, now + MESSAGE_LEASE, MESSAGE_BATCH, &senders).await? {
             let result = self.handle(&message).await?;
             let list = match &result {
                 MessageResult::Sent { .. } => &mut round.sent,
@@ -120,7 +119,7 @@ where
         if !self.sender.can_send(message.channel) {
             return Ok(MessageResult::Failed { code: "CHANNEL_NOT_CONFIGURED".into(), address_digest: None });
         }
-        let outgoing = self.compose(message, family, address)?;
+        let outgoing = self.compose(message, family, family.dialable(&address))?;
         let outcome: SendOutcome = self.sender.send(&outgoing).await;
         Ok(message.after(outcome, digest, self.clock.now()))
     }

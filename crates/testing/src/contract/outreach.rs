@@ -111,7 +111,7 @@ pub async fn planning_queues_each_invitation_once_on_every_channel_a_person_can_
         [
             ("EMAIL", "a@example.com".to_owned()),
             ("EMAIL", "b@example.com".to_owned()),
-            ("SMS", "+91 98765 00001".to_owned()),
+            ("SMS", "+919876500001".to_owned()),
         ]
     );
     let counts = w.store.outreach_counts(campaign.campaign.id).await.expect("counts");
@@ -155,17 +155,30 @@ pub async fn a_claimed_message_is_held_by_its_lease_and_only_its_holder_records<
     w.store.plan_messages(now, &MESSAGE_CHANNELS, &ReminderSchedule::default()).await.expect("planned");
 
     let lease = now + Duration::minutes(5);
-    let (first, second) = join(w.store.claim_messages(now, lease, 10), w.store.claim_messages(now, lease, 10)).await;
+    let elsewhere = w.store.claim_messages(now, lease, 10, &[DeliveryChannel::Sms]).await.expect("claim");
+    assert!(elsewhere.is_empty(), "a replica without an email sender leaves email to the others");
+    let (first, second) = join(
+        w.store.claim_messages(now, lease, 10, &MESSAGE_CHANNELS),
+        w.store.claim_messages(now, lease, 10, &MESSAGE_CHANNELS),
+    )
+    .await;
     let (first, second) = (first.expect("claim"), second.expect("claim"));
     assert_eq!(first.len() + second.len(), 1, "two concurrent claims share nothing");
     let lost = first.into_iter().chain(second).next().expect("claimed");
     assert_eq!(lost.kind, MessageKind::Invitation);
     assert_eq!(lost.workspace_name, "Client");
     assert!(lost.greet_by_name && lost.collecting);
-    assert!(w.store.claim_messages(now, lease, 10).await.expect("claim").is_empty(), "held by the lease");
+    assert!(
+        w.store.claim_messages(now, lease, 10, &MESSAGE_CHANNELS).await.expect("claim").is_empty(),
+        "held by the lease"
+    );
 
     let after_lease = lease + Duration::seconds(1);
-    let taken = w.store.claim_messages(after_lease, after_lease + Duration::minutes(5), 10).await.expect("claim");
+    let taken = w
+        .store
+        .claim_messages(after_lease, after_lease + Duration::minutes(5), 10, &MESSAGE_CHANNELS)
+        .await
+        .expect("claim");
     assert_eq!(taken.len(), 1, "taken over once the lease ran out");
     let sent = |claim_token| MessageOutcome {
         id: lost.id,

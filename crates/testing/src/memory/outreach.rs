@@ -214,12 +214,16 @@ impl OutreachRepository for MemoryStore {
         now: OffsetDateTime,
         lease_until: OffsetDateTime,
         limit: u32,
+        senders: &[DeliveryChannel],
     ) -> Result<Vec<ClaimedMessage>> {
         let mut state = self.state();
         let mut due: Vec<usize> = (0..state.messages.len())
             .filter(|&i| {
                 let m = &state.messages[i];
-                m.status == MessageStatus::Queued && m.due_at <= now && m.claim.is_none_or(|(_, until)| until <= now)
+                m.status == MessageStatus::Queued
+                    && m.due_at <= now
+                    && senders.contains(&m.channel)
+                    && m.claim.is_none_or(|(_, until)| until <= now)
             })
             .collect();
         due.sort_by_key(|&i| state.messages[i].due_at);

@@ -15,8 +15,10 @@ use serde_json::{Map, json};
 
 /// Messages claimed per round.
 pub const MESSAGE_BATCH: u32 = 20;
-/// How long a claimed message is held before another worker may take it over.
-pub const MESSAGE_LEASE: Duration = Duration::minutes(5);
+/// How long a claimed message is held before another worker may take it over: a whole batch,
+/// each send bounded by its provider's timeout (about 20 seconds), ends well within it, so a slow
+/// provider does not let another replica send a message again.
+pub const MESSAGE_LEASE: Duration = Duration::minutes(15);
 /// Sending attempts before a message is FAILED.
 pub const MAX_SEND_ATTEMPTS: u32 = 5;
 /// The wait before each retry of a message whose provider failed for now; a provider's own
@@ -133,6 +135,18 @@ impl AddressFamily {
 
     pub fn parse(text: &str) -> Option<Self> {
         [AddressFamily::Email, AddressFamily::Phone].into_iter().find(|f| f.as_str() == text)
+    }
+
+    /// The address as a provider takes it: an email as given, a phone number in E.164 form (the
+    /// leading `+` and the digits, without spaces or punctuation).
+    pub fn dialable(self, address: &str) -> String {
+        match self {
+            AddressFamily::Email => address.trim().to_owned(),
+            AddressFamily::Phone => {
+                let digits: String = address.chars().filter(char::is_ascii_digit).collect();
+                if address.trim_start().starts_with('+') { format!("+{digits}") } else { digits }
+            }
+        }
     }
 
     /// The address as it is compared: emails lower-cased, phone numbers as their digits, so an
@@ -557,6 +571,8 @@ mod tests {
     fn addresses_compare_as_spelled_loosely_and_stop_words_are_recognised() {
         assert_eq!(AddressFamily::Email.normalise(" Ada@Example.COM "), "ada@example.com");
         assert_eq!(AddressFamily::Phone.normalise("+91 (98765) 43-210"), "919876543210");
+        assert_eq!(AddressFamily::Phone.dialable("+91 (98765) 43-210"), "+919876543210");
+        assert_eq!(AddressFamily::Email.dialable(" ada@example.com "), "ada@example.com");
         for stop in ["STOP", "stop", " Stop. ", "unsubscribe", "STOPALL"] {
             assert!(is_stop_reply(stop), "{stop}");
         }
