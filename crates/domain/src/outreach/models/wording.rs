@@ -316,15 +316,15 @@ static FR_FORMAL: Phrases = Phrases {
     greeting_named: "Bonjour {name},",
     greeting: "Bonjour,",
     invitation_subject: "{sender} souhaite connaître votre avis",
-    invitation: "{sender} vous invite à donner votre avis dans un court questionnaire : « {campaign} ». Cela ne prend que quelques minutes.",
-    reminder_subject: "Rappel : {sender} aimerait connaître votre avis",
-    reminder: "Pour rappel, {sender} aimerait encore recueillir votre avis dans le questionnaire « {campaign} ». Cela ne prend que quelques minutes.",
+    invitation: "{sender} vous invite à donner votre avis dans un court questionnaire\u{a0}: «\u{a0}{campaign}\u{a0}». Cela ne prend que quelques minutes.",
+    reminder_subject: "Rappel\u{a0}: {sender} aimerait connaître votre avis",
+    reminder: "Pour rappel, {sender} aimerait encore recueillir votre avis dans le questionnaire «\u{a0}{campaign}\u{a0}». Cela ne prend que quelques minutes.",
     thank_you_subject: "Merci pour votre avis",
-    thank_you: "Merci d’avoir répondu au questionnaire « {campaign} ». Votre avis est précieux pour {sender}.",
+    thank_you: "Merci d’avoir répondu au questionnaire «\u{a0}{campaign}\u{a0}». Votre avis est précieux pour {sender}.",
     button: "Répondre au questionnaire",
-    link_line: "Répondre au questionnaire : {link}",
+    link_line: "Répondre au questionnaire\u{a0}: {link}",
     sign_off: "Cordialement,",
-    unsubscribe: "Pour ne plus recevoir de messages sur les questionnaires proposés par {sender}, ouvrez cette page : {url}",
+    unsubscribe: "Pour ne plus recevoir de messages sur les questionnaires proposés par {sender}, ouvrez cette page\u{a0}: {url}",
     stop: "Répondez STOP pour ne plus recevoir de messages.",
 };
 
@@ -332,15 +332,15 @@ static FR_INFORMAL: Phrases = Phrases {
     greeting_named: "Bonjour {name},",
     greeting: "Bonjour,",
     invitation_subject: "{sender} aimerait avoir ton avis",
-    invitation: "{sender} aimerait connaître ton avis dans un court questionnaire : « {campaign} ». Ça ne prend que quelques minutes.",
-    reminder_subject: "Petit rappel : {sender} aimerait avoir ton avis",
-    reminder: "Petit rappel : {sender} aimerait encore avoir ton avis sur « {campaign} ». Ça ne prend que quelques minutes.",
-    thank_you_subject: "Merci pour ton avis !",
-    thank_you: "Merci d’avoir répondu au questionnaire « {campaign} » ! Ton avis compte beaucoup pour {sender}.",
+    invitation: "{sender} aimerait connaître ton avis dans un court questionnaire\u{a0}: «\u{a0}{campaign}\u{a0}». Ça ne prend que quelques minutes.",
+    reminder_subject: "Petit rappel\u{a0}: {sender} aimerait avoir ton avis",
+    reminder: "Petit rappel\u{a0}: {sender} aimerait encore avoir ton avis sur «\u{a0}{campaign}\u{a0}». Ça ne prend que quelques minutes.",
+    thank_you_subject: "Merci pour ton avis\u{a0}!",
+    thank_you: "Merci d’avoir répondu au questionnaire «\u{a0}{campaign}\u{a0}»\u{a0}! Ton avis compte beaucoup pour {sender}.",
     button: "Répondre au questionnaire",
-    link_line: "Répondre au questionnaire : {link}",
+    link_line: "Répondre au questionnaire\u{a0}: {link}",
     sign_off: "À bientôt,",
-    unsubscribe: "Pour ne plus recevoir de messages sur les questionnaires proposés par {sender}, ouvre cette page : {url}",
+    unsubscribe: "Pour ne plus recevoir de messages sur les questionnaires proposés par {sender}, ouvre cette page\u{a0}: {url}",
     stop: "Réponds STOP pour ne plus recevoir de messages.",
 };
 
@@ -762,6 +762,15 @@ mod tests {
             .map(|part| part.replace(LINK, " ").replace(UNSUBSCRIBE, " ").to_lowercase())
             .flat_map(|part| part.split(|c: char| !c.is_alphanumeric()).map(str::to_owned).collect::<Vec<_>>())
             .collect()
+    }
+
+    #[test]
+    fn french_quotes_and_colons_never_break_from_their_words() {
+        for register in REGISTERS {
+            let mail = email(&facts(MessageKind::Invitation, "fr", register));
+            assert!(mail.text.contains("«\u{a0}Delivery check-in\u{a0}»"), "{}", mail.text);
+            assert!(!mail.text.contains(" :") && !mail.text.contains("« "), "{}", mail.text);
+        }
     }
 
     #[test]
