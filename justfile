@@ -35,3 +35,13 @@ openapi:
 # Everything CI runs.
 ci:
     bash .ci/run
+
+# Benchmark the hot paths against pgbench's one-row UPDATE (docs/performance.md), e.g. `just bench --duration 30`.
+bench *args='':
+    cargo build --release -p pulse -p pulse-bench
+    target/release/pulse-bench --pulse target/release/pulse {{args}}
+
+# The benchmark's one-second smoke run on the debug build, so the harness cannot rot; speed is not judged.
+bench-smoke:
+    cargo build -p pulse -p pulse-bench
+    target/debug/pulse-bench --pulse target/debug/pulse --smoke
