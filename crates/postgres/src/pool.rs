@@ -1,7 +1,7 @@
 use std::time::Duration;
 
 use diesel_async::AsyncPgConnection;
-use diesel_async::pooled_connection::AsyncDieselConnectionManager;
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
 use diesel_async::pooled_connection::deadpool::Pool;
 
 use crate::store::PgStore;
@@ -26,7 +26,12 @@ impl Default for PoolSettings {
 /// # Errors
 /// When the pool cannot be configured.
 pub fn connect(database_url: &str, settings: &PoolSettings) -> anyhow::Result<PgStore> {
-    let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new(database_url);
+    // A checkout does not ping the database first: that was a round trip on every request. A
+    // connection whose socket closed (a restarted database) or whose transaction broke is still
+    // discarded at checkout, and a query that meets a dead server fails as `Unavailable`.
+    let mut config = ManagerConfig::default();
+    config.recycling_method = RecyclingMethod::Fast;
+    let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(database_url, config);
     let pool = Pool::builder(manager)
         .max_size(settings.max_size)
         .wait_timeout(Some(settings.acquire_timeout))
