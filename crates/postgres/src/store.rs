@@ -19,6 +19,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::{from_diesel, from_pool, violated_constraint};
+use crate::statement::Cached as _;
 use crate::schema::{
     api_key_workspaces, api_keys, businesses, idempotency_keys, quota_windows, service_accounts, workspaces,
 };
@@ -98,16 +99,29 @@ impl WorkspaceRow {
     }
 }
 
-#[derive(Queryable, Selectable)]
-#[diesel(table_name = api_keys, check_for_backend(diesel::pg::Pg))]
+/// A key with its business and workspace allowlist, read in one round trip: every keyed request
+/// starts with this.
+#[derive(QueryableByName)]
 struct ApiKeyRow {
+    #[diesel(sql_type = diesel::sql_types::Uuid)]
     id: Uuid,
+    #[diesel(sql_type = diesel::sql_types::Uuid)]
     service_account_id: Uuid,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Uuid>)]
+    business_id: Option<Uuid>,
+    #[diesel(sql_type = diesel::sql_types::Text)]
     prefix: String,
+    #[diesel(sql_type = diesel::sql_types::Bytea)]
     digest: Vec<u8>,
+    #[diesel(sql_type = diesel::sql_types::Array<diesel::sql_types::Text>)]
     scopes: Vec<String>,
+    #[diesel(sql_type = diesel::sql_types::Array<diesel::sql_types::Uuid>)]
+    allowlist: Vec<Uuid>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>)]
     expires_at: Option<OffsetDateTime>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>)]
     revoked_at: Option<OffsetDateTime>,
+    #[diesel(sql_type = diesel::sql_types::Timestamptz)]
     created_at: OffsetDateTime,
 }
 
@@ -197,23 +211,21 @@ impl TenancyRepository for PgStore {
     }
 
     async fn find_api_key(&self, prefix: &str) -> Result<Option<ApiKeyRecord>> {
-        let mut conn = self.conn().await?;
-        let found: Option<(ApiKeyRow, Option<Uuid>)> = api_keys::table
-            .inner_join(service_accounts::table)
-            .filter(api_keys::prefix.eq(prefix))
-            .select((ApiKeyRow::as_select(), service_accounts::business_id))
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(from_diesel)?;
-        let Some((row, business_id)) = found else { return Ok(None) };
-        let allowlist: Vec<Uuid> = api_key_workspaces::table
-            .filter(api_key_workspaces::api_key_id.eq(row.id))
-            .order((api_key_workspaces::added_at, api_key_workspaces::workspace_id))
-            .select(api_key_workspaces::workspace_id)
-            .load(&mut conn)
-            .await
-            .map_err(from_diesel)?;
+        let found: Option<ApiKeyRow> = diesel::sql_query(
+            "SELECT k.id, k.service_account_id, sa.business_id, k.prefix, k.digest, k.scopes, \
+                    ARRAY(SELECT w.workspace_id FROM api_key_workspaces w WHERE w.api_key_id = k.id \
+                          ORDER BY w.added_at, w.workspace_id) AS allowlist, \
+                    k.expires_at, k.revoked_at, k.created_at \
+             FROM api_keys k JOIN service_accounts sa ON sa.id = k.service_account_id \
+             WHERE k.prefix = $1",
+        )
+        .bind::<diesel::sql_types::Text, _>(prefix)
+        .cached()
+        .get_result(&mut self.conn().await?)
+        .await
+        .optional()
+        .map_err(from_diesel)?;
+        let Some(row) = found else { return Ok(None) };
         let scopes = row
             .scopes
             .iter()
@@ -226,9 +238,9 @@ impl TenancyRepository for PgStore {
             prefix: row.prefix,
             digest: row.digest,
             service_account_id: ServiceAccountId(row.service_account_id),
-            business_id: business_id.map(BusinessId),
+            business_id: row.business_id.map(BusinessId),
             scopes,
-            workspace_allowlist: allowlist.into_iter().map(WorkspaceId).collect(),
+            workspace_allowlist: row.allowlist.into_iter().map(WorkspaceId).collect(),
             expires_at: row.expires_at,
             revoked_at: row.revoked_at,
             created_at: row.created_at,
