@@ -19,10 +19,10 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::{from_diesel, from_pool, violated_constraint};
-use crate::statement::Cached as _;
 use crate::schema::{
     api_key_workspaces, api_keys, businesses, idempotency_keys, quota_windows, service_accounts, workspaces,
 };
+use crate::statement::Cached as _;
 
 /// The Postgres implementation of every repository port. Cloning shares the pool.
 #[derive(Clone)]
