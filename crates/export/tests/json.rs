@@ -7,9 +7,8 @@ use std::collections::BTreeSet;
 use pulse_domain::analysis::models::{ModelInfo, Rejection};
 use pulse_domain::campaigns::models::{CampaignStatus, QuestionKind};
 use pulse_domain::exports::models::{
-    AskedQuestion, EXCLUSIONS, ExportDocument, ExportFormat, ExportedCampaign, Funnel, Study, Transcript,
+    AskedQuestion, EXCLUSIONS, ExportDocument, ExportedCampaign, Funnel, Study, Transcript,
 };
-use pulse_domain::exports::ports::ExportRenderer;
 use pulse_domain::ids::CampaignId;
 use pulse_domain::results::models::{Csat, LabelCount, QuestionResult, RatingSummary, SentimentLabel, ThemeCount};
 use pulse_export::JsonExportRenderer;
@@ -258,10 +257,4 @@ fn no_key_names_a_persons_data() {
             .collect();
         assert!(personal.is_empty(), "keys naming a person's data: {personal:?}");
     }
-}
-
-#[test]
-fn it_renders_json_only() {
-    assert!(JsonExportRenderer.can_render(ExportFormat::Json));
-    assert!(!JsonExportRenderer.can_render(ExportFormat::Pdf));
 }

@@ -98,6 +98,34 @@ const CLAIM: &str = "WITH due AS (
     JOIN respondents r ON r.id = cl.respondent_id
     ORDER BY cl.due_at, cl.id";
 
+/// A respondent's columns a message is composed from.
+#[derive(QueryableByName)]
+struct RecipientColumns {
+    #[diesel(sql_type = Text)]
+    external_ref: String,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    name_sealed: Option<Vec<u8>>,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    email_sealed: Option<Vec<u8>>,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    phone_sealed: Option<Vec<u8>>,
+    #[diesel(sql_type = Bytea)]
+    invitation_sealed: Vec<u8>,
+}
+
+impl RecipientColumns {
+    fn into_domain(self, id: RespondentId) -> Recipient {
+        Recipient {
+            id,
+            external_ref: self.external_ref,
+            name_sealed: self.name_sealed,
+            email_sealed: self.email_sealed,
+            phone_sealed: self.phone_sealed,
+            invitation_sealed: self.invitation_sealed,
+        }
+    }
+}
+
 #[derive(QueryableByName)]
 struct ClaimRow {
     #[diesel(sql_type = SqlUuid)]
@@ -132,16 +160,8 @@ struct ClaimRow {
     register: String,
     #[diesel(sql_type = SqlUuid)]
     respondent_id: Uuid,
-    #[diesel(sql_type = Text)]
-    external_ref: String,
-    #[diesel(sql_type = Nullable<Bytea>)]
-    name_sealed: Option<Vec<u8>>,
-    #[diesel(sql_type = Nullable<Bytea>)]
-    email_sealed: Option<Vec<u8>>,
-    #[diesel(sql_type = Nullable<Bytea>)]
-    phone_sealed: Option<Vec<u8>>,
-    #[diesel(sql_type = Bytea)]
-    invitation_sealed: Vec<u8>,
+    #[diesel(embed)]
+    recipient: RecipientColumns,
     #[diesel(sql_type = Nullable<SqlUuid>)]
     finished_session: Option<Uuid>,
 }
@@ -165,14 +185,7 @@ impl ClaimRow {
             greet_by_name: self.greet_by_name,
             language: self.language,
             register: Register::parse(&self.register).ok_or_else(|| corrupt("register"))?,
-            recipient: Recipient {
-                id: RespondentId(self.respondent_id),
-                external_ref: self.external_ref,
-                name_sealed: self.name_sealed,
-                email_sealed: self.email_sealed,
-                phone_sealed: self.phone_sealed,
-                invitation_sealed: self.invitation_sealed,
-            },
+            recipient: self.recipient.into_domain(RespondentId(self.respondent_id)),
             finished_session: self.finished_session.map(SessionId),
         })
     }
@@ -190,16 +203,8 @@ struct RecipientRow {
     workspace_id: Uuid,
     #[diesel(sql_type = SqlUuid)]
     campaign_id: Uuid,
-    #[diesel(sql_type = Text)]
-    external_ref: String,
-    #[diesel(sql_type = Nullable<Bytea>)]
-    name_sealed: Option<Vec<u8>>,
-    #[diesel(sql_type = Nullable<Bytea>)]
-    email_sealed: Option<Vec<u8>>,
-    #[diesel(sql_type = Nullable<Bytea>)]
-    phone_sealed: Option<Vec<u8>>,
-    #[diesel(sql_type = Bytea)]
-    invitation_sealed: Vec<u8>,
+    #[diesel(embed)]
+    recipient: RecipientColumns,
 }
 
 #[derive(QueryableByName)]
@@ -391,17 +396,7 @@ impl OutreachRepository for PgStore {
         .await
         .optional()
         .map_err(from_diesel)?;
-        Ok(row.map(|r| {
-            let recipient = Recipient {
-                id: respondent,
-                external_ref: r.external_ref,
-                name_sealed: r.name_sealed,
-                email_sealed: r.email_sealed,
-                phone_sealed: r.phone_sealed,
-                invitation_sealed: r.invitation_sealed,
-            };
-            (WorkspaceId(r.workspace_id), CampaignId(r.campaign_id), recipient)
-        }))
+        Ok(row.map(|r| (WorkspaceId(r.workspace_id), CampaignId(r.campaign_id), r.recipient.into_domain(respondent))))
     }
 
     async fn outreach_counts(&self, campaign: CampaignId) -> Result<OutreachCounts> {
