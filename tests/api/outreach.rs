@@ -183,6 +183,14 @@ fn provider_signature(url: &str, form: &[(&str, &str)]) -> String {
 
 /// The campaign once no message is queued or being sent: a provider takes a message a moment
 /// before its outcome is recorded.
+async fn no_attempt_in_flight(app: &TestApp) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while app.count_where("outreach_messages WHERE claim_token IS NOT NULL").await > 0 {
+        assert!(Instant::now() < deadline, "an attempt is still in flight");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
 async fn settled_view(app: &TestApp, key: &str, campaign: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
@@ -269,6 +277,7 @@ async fn invitations_reminders_thanks_and_opt_outs_reach_real_peers() {
     assert_eq!(acknowledged().await, 3);
 
     // After two days the other two get one reminder each, by email and by SMS.
+    no_attempt_in_flight(&app).await;
     app.clock.advance(time::Duration::days(2));
     let reminded = eventually("two reminder emails", || Some(mail.messages()).filter(|m| m.len() == 10)).await;
     eventually("two reminder texts", || Some(texts(&provider)).filter(|t| t.len() == 7)).await;
@@ -311,6 +320,7 @@ async fn invitations_reminders_thanks_and_opt_outs_reach_real_peers() {
     assert!(stop.text().await.expect("xml").contains("<Response>"));
 
     // Four days on, only Eli gets the second reminder.
+    no_attempt_in_flight(&app).await;
     app.clock.advance(time::Duration::days(4));
     eventually("Eli's second reminder email", || Some(mail.messages()).filter(|m| m.len() == 11)).await;
     eventually("Eli's second reminder text", || Some(texts(&provider)).filter(|t| t.len() == 8)).await;
@@ -387,6 +397,9 @@ async fn a_provider_outage_is_retried_and_then_the_message_fails_with_a_code() {
     assert!(first.body.starts_with("Bonjour"), "in the survey's language: {}", first.body);
     // Retried after 1, 5, 30 and 120 minutes: five attempts in all, never two at once.
     for (wait, attempts) in [(1, 2), (5, 3), (30, 4), (120, 5)] {
+        // The provider sees a request before the worker records its failure; the retry is
+        // scheduled from that record, so the clock moves only once it is written.
+        no_attempt_in_flight(&app).await;
         app.clock.advance(time::Duration::minutes(wait));
         eventually("the next attempt", || Some(texts(&provider)).filter(|t| t.len() == attempts)).await;
     }
