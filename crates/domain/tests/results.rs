@@ -188,3 +188,23 @@ fn filters_are_checked() {
     let tags: Vec<(&str, &str)> = tags.iter().map(|(k, v)| (*k, v.as_str())).collect();
     assert!(parse(&tags).is_err());
 }
+
+#[test]
+fn sessions_without_a_tally_count_as_pending_until_the_worker_catches_up() {
+    let l = lab();
+    let p = quoting_partner(&l.w);
+    let campaign = campaign_with(&l.w, &p, QualityInput::default());
+    for text in ["great service", "good food", "late delivery", "bad food", "great food, good service"] {
+        respond(&l.w, &p, &campaign, 4, text, 60);
+    }
+    block_on(l.analysis.run_due()).expect("ran");
+    let tallied = results_of(&l, &p, campaign.id, &[]);
+    assert!(!tallied.floor_applied && !tallied.quotes.is_empty());
+
+    l.w.store.forget_result_tallies();
+    let untallied = results_of(&l, &p, campaign.id, &[]);
+    assert_eq!((untallied.metrics.pending_analysis, untallied.acceptance.analyzed), (5, 0));
+    // The worker's next round records them again, with nothing requeued.
+    block_on(l.analysis.run_due()).expect("ran");
+    assert_eq!(results_of(&l, &p, campaign.id, &[]), tallied);
+}

@@ -13,7 +13,11 @@ use pulse_domain::apps::models::Identity;
 use pulse_domain::campaigns::models::LanguageTag;
 use pulse_domain::campaigns::ports::CampaignRepository;
 use pulse_domain::ids::{AppInstallId, AppUserId, CampaignId, DeviceId, SessionId, WorkspaceId};
-use pulse_domain::results::models::{AnalyzedAnswer, AnalyzedSession, ResultsInput, Segment};
+use pulse_domain::results::models::{
+    AnalyzedAnswer, AnalyzedSession, Count as TallyCount, GroupTally, LONGEST_QUOTE_CANDIDATES, MIN_THEME_SESSIONS,
+    Metric, QUOTE_CANDIDATES, QuoteRow, ResultsFilter, ResultsInput, Segment, SegmentLabels, SessionTally,
+    StoredPhrase, TalliedInput, ThemeShare, ThemeTotal,
+};
 use pulse_domain::sessions::models::{Completion, SessionFacts, StoredAnswer};
 use pulse_domain::{Error, Result};
 use serde_json::Value;
@@ -190,7 +194,7 @@ impl AnalysisRepository for PgStore {
         limit: u32,
     ) -> Result<Vec<AnalysisJob>> {
         let mut conn = self.conn().await?;
-        let rows: Vec<JobRow> = sql_query(
+        let mut rows: Vec<JobRow> = sql_query(
             "WITH due AS (
                 SELECT session_id FROM analysis_jobs
                 WHERE due_at IS NOT NULL AND due_at <= $1
@@ -209,6 +213,32 @@ impl AnalysisRepository for PgStore {
         .load(&mut conn)
         .await
         .map_err(from_diesel)?;
+        // Then, with what room is left, analyses recorded without a tally (before the tallies
+        // existed, or by a replica that predates them): they are recorded again, reusing every
+        // analyzer result, after every due job, so catching up never delays a new completion.
+        let room = i64::from(limit) - i64::try_from(rows.len()).unwrap_or(i64::MAX);
+        if room > 0 {
+            let behind: Vec<JobRow> = sql_query(
+                "WITH behind AS (
+                    SELECT j.session_id FROM analysis_jobs j
+                    WHERE j.due_at IS NULL AND NOT j.tallied
+                      AND EXISTS (SELECT 1 FROM session_analyses a WHERE a.session_id = j.session_id)
+                    ORDER BY j.created_at, j.session_id
+                    LIMIT $2
+                    FOR UPDATE SKIP LOCKED
+                )
+                UPDATE analysis_jobs j SET due_at = $1, claim_token = gen_random_uuid()
+                FROM behind WHERE j.session_id = behind.session_id
+                RETURNING j.session_id, j.claim_token, j.attempts",
+            )
+            .bind::<Timestamptz, _>(lease_until)
+            .bind::<BigInt, _>(room)
+            .cached()
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+            rows.extend(behind);
+        }
         Ok(rows
             .into_iter()
             .map(|r| AnalysisJob {
@@ -288,7 +318,12 @@ impl AnalysisRepository for PgStore {
         }))
     }
 
-    async fn record_analysis(&self, claim_token: Uuid, record: &AnalysisRecord) -> Result<Option<Option<Rejection>>> {
+    async fn record_analysis(
+        &self,
+        claim_token: Uuid,
+        record: &AnalysisRecord,
+        tally: &SessionTally,
+    ) -> Result<Option<Option<Rejection>>> {
         let mut conn = self.conn().await?;
         let recorded = conn
             .transaction::<_, TxError, _>(async |conn| {
@@ -304,8 +339,9 @@ impl AnalysisRepository for PgStore {
                 if held.is_none_or(|h| !h.held) {
                     return Ok(None);
                 }
-                // The campaign's lock orders concurrent verdicts, so the cap is never exceeded.
-                sql_query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE")
+                // The campaign's lock orders concurrent verdicts, so the cap is never exceeded (and
+                // its sums are added to in turn); NO KEY leaves sessions' foreign keys unblocked.
+                sql_query("SELECT id FROM campaigns WHERE id = $1 FOR NO KEY UPDATE")
                     .bind::<SqlUuid, _>(record.campaign.0)
                     .cached()
                     .execute(conn)
@@ -368,14 +404,17 @@ impl AnalysisRepository for PgStore {
                     .execute(conn)
                     .await?;
                 }
+                replace_tally(conn, record.campaign, record.session, verdict, tally).await?;
                 if let Some(event) = &record.event {
                     emit_events(conn, std::slice::from_ref(event)).await?;
                 }
-                sql_query("UPDATE analysis_jobs SET due_at = NULL, claim_token = NULL WHERE session_id = $1")
-                    .bind::<SqlUuid, _>(record.session.0)
-                    .cached()
-                    .execute(conn)
-                    .await?;
+                sql_query(
+                    "UPDATE analysis_jobs SET due_at = NULL, claim_token = NULL, tallied = true WHERE session_id = $1",
+                )
+                .bind::<SqlUuid, _>(record.session.0)
+                .cached()
+                .execute(conn)
+                .await?;
                 Ok(Some(verdict))
             })
             .await?;
@@ -523,5 +562,656 @@ impl ResultsRepository for PgStore {
             pending: u64::try_from(pending.n).unwrap_or(0),
             sessions,
         }))
+    }
+
+    async fn results_tally(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        filter: Option<&ResultsFilter>,
+        with_quotes: bool,
+    ) -> Result<Option<TalliedInput>> {
+        let Some(overview) = self.campaign_overview(workspace, campaign).await? else { return Ok(None) };
+        let text_questions: Vec<String> = overview
+            .survey
+            .questions
+            .iter()
+            .filter(|q| q.kind == pulse_domain::campaigns::models::QuestionKind::Text)
+            .map(|q| q.id.clone())
+            .collect();
+        let mut conn = self.conn().await?;
+        // One snapshot: the sums, the themes, the quotes and the finished sessions agree.
+        let (tally, completed) = conn
+            .build_transaction()
+            .read_only()
+            .repeatable_read()
+            .run::<_, TxError, _>(async |conn| {
+                let tally = match filter {
+                    None => Self::campaign_tally(conn, campaign, &text_questions, with_quotes).await,
+                    Some(filter) => Self::filtered_tally(conn, campaign, filter, &text_questions, with_quotes).await,
+                }
+                .map_err(TxError::Domain)?;
+                let completed: Count =
+                    sql_query("SELECT count(*) AS n FROM sessions WHERE campaign_id = $1 AND status = 'COMPLETED'")
+                        .bind::<SqlUuid, _>(campaign.0)
+                        .cached()
+                        .get_result(conn)
+                        .await?;
+                Ok((tally, count_of(completed.n)))
+            })
+            .await?;
+        Ok(Some(TalliedInput {
+            pending: completed.saturating_sub(tally.all_analyzed),
+            campaign: overview.campaign,
+            survey: overview.survey,
+            counts: overview.counts,
+            tally,
+        }))
+    }
+
+    async fn result_phrases(&self, campaign: CampaignId, wanted: &[(Vec<u8>, Vec<u8>)]) -> Result<Vec<StoredPhrase>> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<PhraseRow> = sql_query(
+            "SELECT p.key_digest, p.label_digest, p.phrase_sealed
+             FROM unnest($2::bytea[], $3::bytea[]) AS w(key_digest, label_digest)
+             JOIN result_phrases p
+               ON p.campaign_id = $1 AND p.key_digest = w.key_digest AND p.label_digest = w.label_digest",
+        )
+        .bind::<SqlUuid, _>(campaign.0)
+        .bind::<Array<Bytea>, _>(wanted.iter().map(|(k, _)| k.as_slice()).collect::<Vec<_>>())
+        .bind::<Array<Bytea>, _>(wanted.iter().map(|(_, l)| l.as_slice()).collect::<Vec<_>>())
+        .cached()
+        .load(&mut conn)
+        .await
+        .map_err(from_diesel)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| StoredPhrase { key_digest: r.key_digest, label_digest: r.label_digest, sealed: r.phrase_sealed })
+            .collect())
+    }
+}
+
+// Results maintained as sessions are analyzed (docs/results-storage.md).
+
+#[derive(QueryableByName)]
+struct SegmentRow {
+    #[diesel(sql_type = Jsonb)]
+    context: Value,
+    #[diesel(sql_type = Array<Text>)]
+    tags: Vec<String>,
+    #[diesel(sql_type = Nullable<SqlUuid>)]
+    device_id: Option<Uuid>,
+}
+
+#[derive(QueryableByName)]
+struct CountsRow {
+    #[diesel(sql_type = Array<Text>)]
+    metrics: Vec<String>,
+    #[diesel(sql_type = Array<Text>)]
+    questions: Vec<String>,
+    #[diesel(sql_type = Array<BigInt>)]
+    vals: Vec<i64>,
+    #[diesel(sql_type = Array<BigInt>)]
+    ns: Vec<i64>,
+}
+
+#[derive(QueryableByName)]
+struct ShareRow {
+    #[diesel(sql_type = Text)]
+    scope: String,
+    #[diesel(sql_type = Bytea)]
+    key_digest: Vec<u8>,
+    #[diesel(sql_type = Bytea)]
+    label_digest: Vec<u8>,
+    #[diesel(sql_type = BigInt)]
+    mentions: i64,
+    #[diesel(sql_type = BigInt)]
+    score_sum: i64,
+    #[diesel(sql_type = BigInt)]
+    scores: i64,
+}
+
+#[derive(QueryableByName)]
+struct CountRow {
+    #[diesel(sql_type = Text)]
+    metric: String,
+    #[diesel(sql_type = Text)]
+    question_id: String,
+    #[diesel(sql_type = BigInt)]
+    value: i64,
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+#[derive(QueryableByName)]
+struct ThemeRow {
+    #[diesel(sql_type = Text)]
+    scope: String,
+    #[diesel(sql_type = Bytea)]
+    key_digest: Vec<u8>,
+    #[diesel(sql_type = BigInt)]
+    sessions: i64,
+    #[diesel(sql_type = BigInt)]
+    score_sum: i64,
+    #[diesel(sql_type = BigInt)]
+    scores: i64,
+    #[diesel(sql_type = Bytea)]
+    label_digest: Vec<u8>,
+    #[diesel(sql_type = BigInt)]
+    mentions: i64,
+}
+
+#[derive(QueryableByName)]
+struct QuoteCandidateRow {
+    #[diesel(sql_type = Text)]
+    question_id: String,
+    #[diesel(sql_type = SqlUuid)]
+    session_id: Uuid,
+    #[diesel(sql_type = Nullable<Double>)]
+    score: Option<f64>,
+    #[diesel(sql_type = Bool)]
+    scored: bool,
+    #[diesel(sql_type = Bytea)]
+    text_sealed: Vec<u8>,
+}
+
+#[derive(QueryableByName)]
+struct PhraseRow {
+    #[diesel(sql_type = Bytea)]
+    key_digest: Vec<u8>,
+    #[diesel(sql_type = Bytea)]
+    label_digest: Vec<u8>,
+    #[diesel(sql_type = Bytea)]
+    phrase_sealed: Vec<u8>,
+}
+
+fn count_of(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+fn limit_of(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+// The partial index `result_themes_shown` (migration 2026-11-23-000008) is on `sessions >= 2`; the
+// unfiltered themes query repeats that literal so the index applies.
+const _: () = assert!(MIN_THEME_SESSIONS == 2, "result_themes_shown indexes themes from two sessions on");
+
+/// Adds `counts` (negated when `sign` is -1) to the campaign's counters.
+async fn add_counts(
+    conn: &mut AsyncPgConnection,
+    campaign: CampaignId,
+    counts: &[TallyCount],
+    sign: i64,
+) -> diesel::QueryResult<()> {
+    if counts.is_empty() {
+        return Ok(());
+    }
+    sql_query(
+        "INSERT INTO result_counts (campaign_id, metric, question_id, value, n)
+         SELECT $1, e.metric, e.question_id, e.value, e.n
+         FROM unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[]) AS e(metric, question_id, value, n)
+         ON CONFLICT (campaign_id, metric, question_id, value) DO UPDATE SET n = result_counts.n + excluded.n",
+    )
+    .bind::<SqlUuid, _>(campaign.0)
+    .bind::<Array<Text>, _>(counts.iter().map(|c| c.metric.code()).collect::<Vec<_>>())
+    .bind::<Array<Text>, _>(counts.iter().map(|c| c.question_id.as_str()).collect::<Vec<_>>())
+    .bind::<Array<BigInt>, _>(counts.iter().map(|c| c.value).collect::<Vec<_>>())
+    .bind::<Array<BigInt>, _>(counts.iter().map(|c| c.n * sign).collect::<Vec<_>>())
+    .cached()
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Adds one session's theme shares (negated when `sign` is -1) to the campaign's themes.
+async fn add_themes(
+    conn: &mut AsyncPgConnection,
+    campaign: CampaignId,
+    shares: &[ThemeShare],
+    sign: i64,
+) -> diesel::QueryResult<()> {
+    if shares.is_empty() {
+        return Ok(());
+    }
+    // One session adds one to the sessions of each (scope, key) it mentions.
+    let mut keys: std::collections::BTreeMap<(&str, &[u8]), (i64, i64)> = std::collections::BTreeMap::new();
+    for share in shares {
+        let entry = keys.entry((share.scope.as_str(), share.key_digest.as_slice())).or_default();
+        entry.0 += share.score_sum;
+        entry.1 += i64::try_from(share.scores).unwrap_or(i64::MAX);
+    }
+    sql_query(
+        "INSERT INTO result_themes (campaign_id, scope, key_digest, sessions, score_sum, scores)
+         SELECT $1, e.scope, e.key_digest, $5, e.score_sum, e.scores
+         FROM unnest($2::text[], $3::bytea[], $4::bigint[], $6::bigint[]) AS e(scope, key_digest, score_sum, scores)
+         ON CONFLICT (campaign_id, scope, key_digest) DO UPDATE SET sessions = result_themes.sessions + excluded.sessions,
+            score_sum = result_themes.score_sum + excluded.score_sum, scores = result_themes.scores + excluded.scores",
+    )
+    .bind::<SqlUuid, _>(campaign.0)
+    .bind::<Array<Text>, _>(keys.keys().map(|(scope, _)| *scope).collect::<Vec<_>>())
+    .bind::<Array<Bytea>, _>(keys.keys().map(|(_, key)| *key).collect::<Vec<_>>())
+    .bind::<Array<BigInt>, _>(keys.values().map(|(sum, _)| sum * sign).collect::<Vec<_>>())
+    .bind::<BigInt, _>(sign)
+    .bind::<Array<BigInt>, _>(keys.values().map(|(_, n)| n * sign).collect::<Vec<_>>())
+    .cached()
+    .execute(conn)
+    .await?;
+    sql_query(
+        "INSERT INTO result_theme_labels (campaign_id, scope, key_digest, label_digest, mentions)
+         SELECT $1, e.scope, e.key_digest, e.label_digest, e.mentions
+         FROM unnest($2::text[], $3::bytea[], $4::bytea[], $5::bigint[]) AS e(scope, key_digest, label_digest, mentions)
+         ON CONFLICT (campaign_id, scope, key_digest, label_digest)
+         DO UPDATE SET mentions = result_theme_labels.mentions + excluded.mentions",
+    )
+    .bind::<SqlUuid, _>(campaign.0)
+    .bind::<Array<Text>, _>(shares.iter().map(|s| s.scope.as_str()).collect::<Vec<_>>())
+    .bind::<Array<Bytea>, _>(shares.iter().map(|s| s.key_digest.as_slice()).collect::<Vec<_>>())
+    .bind::<Array<Bytea>, _>(shares.iter().map(|s| s.label_digest.as_slice()).collect::<Vec<_>>())
+    .bind::<Array<BigInt>, _>(
+        shares.iter().map(|s| i64::try_from(s.mentions).unwrap_or(i64::MAX) * sign).collect::<Vec<_>>(),
+    )
+    .cached()
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Replaces the session's tally (if it had one) with `tally` under the final `verdict`, and its
+/// campaign's sums by the difference. The caller holds the campaign's lock.
+async fn replace_tally(
+    conn: &mut AsyncPgConnection,
+    campaign: CampaignId,
+    session: SessionId,
+    verdict: Option<Rejection>,
+    tally: &SessionTally,
+) -> std::result::Result<(), TxError> {
+    let earlier: Option<CountsRow> =
+        sql_query("DELETE FROM result_sessions WHERE session_id = $1 RETURNING metrics, questions, vals, ns")
+            .bind::<SqlUuid, _>(session.0)
+            .cached()
+            .get_result(conn)
+            .await
+            .optional()?;
+    if let Some(row) = earlier {
+        let counts = row
+            .metrics
+            .iter()
+            .zip(row.questions)
+            .zip(row.vals.iter().zip(row.ns))
+            .map(|((metric, question_id), (value, n))| {
+                Ok(TallyCount {
+                    metric: Metric::parse(metric).ok_or_else(|| corrupt("metric"))?,
+                    question_id,
+                    value: *value,
+                    n,
+                })
+            })
+            .collect::<Result<Vec<_>>>()
+            .map_err(TxError::Domain)?;
+        add_counts(conn, campaign, &counts, -1).await?;
+    }
+    let shares: Vec<ShareRow> = sql_query(
+        "DELETE FROM result_theme_shares WHERE session_id = $1
+         RETURNING scope, key_digest, label_digest, mentions, score_sum, scores",
+    )
+    .bind::<SqlUuid, _>(session.0)
+    .cached()
+    .load(conn)
+    .await?;
+    let shares: Vec<ThemeShare> = shares
+        .into_iter()
+        .map(|r| ThemeShare {
+            scope: r.scope,
+            key_digest: r.key_digest,
+            label_digest: r.label_digest,
+            mentions: count_of(r.mentions),
+            score_sum: r.score_sum,
+            scores: count_of(r.scores),
+        })
+        .collect();
+    add_themes(conn, campaign, &shares, -1).await?;
+    sql_query("DELETE FROM result_quotes WHERE session_id = $1")
+        .bind::<SqlUuid, _>(session.0)
+        .cached()
+        .execute(conn)
+        .await?;
+
+    let segment: SegmentRow = sql_query("SELECT context, tags, device_id FROM sessions WHERE id = $1")
+        .bind::<SqlUuid, _>(session.0)
+        .cached()
+        .get_result(conn)
+        .await?;
+    let context = match segment.context {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    };
+    let labels = SegmentLabels::of_session(&context, segment.tags);
+    let counts = tally.counts(verdict);
+    let attributes: serde_json::Map<String, Value> =
+        labels.attributes.into_iter().map(|(name, text)| (name, Value::String(text))).collect();
+    sql_query(
+        "INSERT INTO result_sessions (session_id, campaign_id, accepted, platform, app_version, device_id, tags,
+            attributes, metrics, questions, vals, ns)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+    )
+    .bind::<SqlUuid, _>(session.0)
+    .bind::<SqlUuid, _>(campaign.0)
+    .bind::<Bool, _>(verdict.is_none())
+    .bind::<Nullable<Text>, _>(labels.platform)
+    .bind::<Nullable<Text>, _>(labels.app_version)
+    .bind::<Nullable<SqlUuid>, _>(segment.device_id)
+    .bind::<Array<Text>, _>(labels.tags)
+    .bind::<Jsonb, _>(Value::Object(attributes))
+    .bind::<Array<Text>, _>(counts.iter().map(|c| c.metric.code()).collect::<Vec<_>>())
+    .bind::<Array<Text>, _>(counts.iter().map(|c| c.question_id.as_str()).collect::<Vec<_>>())
+    .bind::<Array<BigInt>, _>(counts.iter().map(|c| c.value).collect::<Vec<_>>())
+    .bind::<Array<BigInt>, _>(counts.iter().map(|c| c.n).collect::<Vec<_>>())
+    .cached()
+    .execute(conn)
+    .await?;
+    add_counts(conn, campaign, &counts, 1).await?;
+    if verdict.is_some() {
+        return Ok(());
+    }
+
+    let shares = tally.themes();
+    if !shares.is_empty() {
+        sql_query(
+            "INSERT INTO result_theme_shares
+                (session_id, campaign_id, scope, key_digest, label_digest, mentions, score_sum, scores)
+             SELECT $1, $2, e.* FROM unnest($3::text[], $4::bytea[], $5::bytea[], $6::bigint[], $7::bigint[],
+                $8::bigint[]) AS e",
+        )
+        .bind::<SqlUuid, _>(session.0)
+        .bind::<SqlUuid, _>(campaign.0)
+        .bind::<Array<Text>, _>(shares.iter().map(|s| s.scope.as_str()).collect::<Vec<_>>())
+        .bind::<Array<Bytea>, _>(shares.iter().map(|s| s.key_digest.as_slice()).collect::<Vec<_>>())
+        .bind::<Array<Bytea>, _>(shares.iter().map(|s| s.label_digest.as_slice()).collect::<Vec<_>>())
+        .bind::<Array<BigInt>, _>(shares.iter().map(|s| i64::try_from(s.mentions).unwrap_or(0)).collect::<Vec<_>>())
+        .bind::<Array<BigInt>, _>(shares.iter().map(|s| s.score_sum).collect::<Vec<_>>())
+        .bind::<Array<BigInt>, _>(shares.iter().map(|s| i64::try_from(s.scores).unwrap_or(0)).collect::<Vec<_>>())
+        .cached()
+        .execute(conn)
+        .await?;
+        add_themes(conn, campaign, &shares, 1).await?;
+        let phrases: Vec<_> = tally.answers.iter().flat_map(|a| a.phrases.iter()).collect();
+        sql_query(
+            "INSERT INTO result_phrases (campaign_id, key_digest, label_digest, phrase_sealed)
+             SELECT $1, e.* FROM unnest($2::bytea[], $3::bytea[], $4::bytea[]) AS e
+             ON CONFLICT DO NOTHING",
+        )
+        .bind::<SqlUuid, _>(campaign.0)
+        .bind::<Array<Bytea>, _>(phrases.iter().map(|p| p.key_digest.as_slice()).collect::<Vec<_>>())
+        .bind::<Array<Bytea>, _>(phrases.iter().map(|p| p.label_digest.as_slice()).collect::<Vec<_>>())
+        .bind::<Array<Bytea>, _>(phrases.iter().map(|p| p.phrase_sealed.as_slice()).collect::<Vec<_>>())
+        .cached()
+        .execute(conn)
+        .await?;
+    }
+    let quotes: Vec<_> = tally.answers.iter().filter_map(|a| a.quote.as_ref().map(|q| (a, q))).collect();
+    if !quotes.is_empty() {
+        sql_query(
+            "INSERT INTO result_quotes (session_id, question_id, campaign_id, score, len, text_sealed)
+             SELECT $1, e.question_id, $2, e.score, e.len, e.text_sealed
+             FROM unnest($3::text[], $4::float8[], $5::int[], $6::bytea[]) AS e(question_id, score, len, text_sealed)",
+        )
+        .bind::<SqlUuid, _>(session.0)
+        .bind::<SqlUuid, _>(campaign.0)
+        .bind::<Array<Text>, _>(quotes.iter().map(|(a, _)| a.question_id.as_str()).collect::<Vec<_>>())
+        .bind::<Array<Nullable<Double>>, _>(quotes.iter().map(|(a, _)| a.score).collect::<Vec<_>>())
+        .bind::<Array<Integer>, _>(
+            quotes.iter().map(|(_, q)| i32::try_from(q.len).unwrap_or(i32::MAX)).collect::<Vec<_>>(),
+        )
+        .bind::<Array<Bytea>, _>(quotes.iter().map(|(_, q)| q.sealed.as_slice()).collect::<Vec<_>>())
+        .cached()
+        .execute(conn)
+        .await?;
+    }
+    Ok(())
+}
+
+/// The sessions of campaign `$1` a filter selects: `$2` platform (ASCII lower case), `$3` app
+/// version, `$4` tags, `$5` attributes; the app device's labels stand in for missing launch ones.
+macro_rules! filtered_sessions {
+    () => {
+        "SELECT r.session_id, r.accepted, r.metrics, r.questions, r.vals, r.ns FROM result_sessions r
+         WHERE r.campaign_id = $1
+           AND ($2::text IS NULL OR COALESCE(r.platform,
+                (SELECT d.platform FROM app_devices d WHERE d.id = r.device_id)) = $2)
+           AND ($3::text IS NULL OR COALESCE(r.app_version,
+                (SELECT d.app_version FROM app_devices d WHERE d.id = r.device_id)) = $3)
+           AND r.tags @> $4::text[] AND r.attributes @> $5::jsonb"
+    };
+}
+
+fn filter_binds(filter: &ResultsFilter) -> (Option<String>, Option<String>, Vec<String>, Value) {
+    let attributes: serde_json::Map<String, Value> =
+        filter.attributes.iter().map(|(name, value)| (name.clone(), Value::String(value.clone()))).collect();
+    (filter.platform_folded(), filter.app_version.clone(), filter.tags.clone(), Value::Object(attributes))
+}
+
+fn themes_of(rows: Vec<ThemeRow>) -> Vec<ThemeTotal> {
+    let mut themes: Vec<ThemeTotal> = Vec::new();
+    for row in rows {
+        let same = themes.last().is_some_and(|t| t.scope == row.scope && t.key_digest == row.key_digest);
+        if !same {
+            themes.push(ThemeTotal {
+                scope: row.scope,
+                key_digest: row.key_digest,
+                sessions: count_of(row.sessions),
+                score_sum: row.score_sum,
+                scores: count_of(row.scores),
+                labels: Vec::new(),
+            });
+        }
+        if let Some(theme) = themes.last_mut() {
+            theme.labels.push((row.label_digest, count_of(row.mentions)));
+        }
+    }
+    themes
+}
+
+fn counts_of(rows: Vec<CountRow>) -> Result<Vec<TallyCount>> {
+    rows.into_iter()
+        .map(|r| {
+            Ok(TallyCount {
+                metric: Metric::parse(&r.metric).ok_or_else(|| corrupt("metric"))?,
+                question_id: r.question_id,
+                value: r.value,
+                n: r.n,
+            })
+        })
+        .collect()
+}
+
+fn quotes_of(rows: Vec<QuoteCandidateRow>, tally: &mut GroupTally) {
+    for row in rows {
+        if row.scored {
+            tally.scored_quotes.insert(row.question_id.clone());
+        }
+        tally.quotes.push(QuoteRow {
+            question_id: row.question_id,
+            session: SessionId(row.session_id),
+            score: row.score,
+            sealed: row.text_sealed,
+        });
+    }
+}
+
+impl PgStore {
+    /// The campaign's maintained sums: no work grows with its sessions.
+    async fn campaign_tally(
+        conn: &mut AsyncPgConnection,
+        campaign: CampaignId,
+        text_questions: &[String],
+        with_quotes: bool,
+    ) -> Result<GroupTally> {
+        let counts: Vec<CountRow> =
+            sql_query("SELECT metric, question_id, value, n FROM result_counts WHERE campaign_id = $1 AND n <> 0")
+                .bind::<SqlUuid, _>(campaign.0)
+                .cached()
+                .load(conn)
+                .await
+                .map_err(from_diesel)?;
+        let themes: Vec<ThemeRow> = sql_query(
+            "SELECT t.scope, t.key_digest, t.sessions, t.score_sum, t.scores, l.label_digest, l.mentions
+             FROM result_themes t
+             JOIN result_theme_labels l
+               ON l.campaign_id = t.campaign_id AND l.scope = t.scope AND l.key_digest = t.key_digest
+             WHERE t.campaign_id = $1 AND t.sessions >= 2 AND t.sessions >= $2 AND l.mentions > 0 -- 2: the index
+             ORDER BY t.scope, t.key_digest",
+        )
+        .bind::<SqlUuid, _>(campaign.0)
+        .bind::<BigInt, _>(i64::try_from(MIN_THEME_SESSIONS).unwrap_or(i64::MAX))
+        .cached()
+        .load(conn)
+        .await
+        .map_err(from_diesel)?;
+        let counts = counts_of(counts)?;
+        let campaign_count = |metric: Metric| counts.iter().filter(|c| c.metric == metric).map(|c| count_of(c.n)).sum();
+        let (all_accepted, all_analyzed) = (campaign_count(Metric::Accepted), campaign_count(Metric::Analyzed));
+        let mut tally =
+            GroupTally { all_accepted, all_analyzed, counts, themes: themes_of(themes), ..GroupTally::default() };
+        if with_quotes && !text_questions.is_empty() {
+            let quotes: Vec<QuoteCandidateRow> = sql_query(
+                "SELECT x.question_id, x.session_id, x.score, x.text_sealed,
+                        EXISTS (SELECT 1 FROM result_quotes s WHERE s.campaign_id = $1
+                                AND s.question_id = qs.question_id AND s.score IS NOT NULL) AS scored
+                 FROM unnest($2::text[]) AS qs(question_id), LATERAL (
+                   (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
+                    WHERE q.campaign_id = $1 AND q.question_id = qs.question_id
+                    ORDER BY COALESCE(q.score, 0) DESC, q.len DESC FETCH FIRST ($3) ROWS WITH TIES)
+                   UNION
+                   (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
+                    WHERE q.campaign_id = $1 AND q.question_id = qs.question_id
+                    ORDER BY COALESCE(q.score, 0), q.len FETCH FIRST ($3) ROWS WITH TIES)
+                   UNION
+                   (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
+                    WHERE q.campaign_id = $1 AND q.question_id = qs.question_id
+                    ORDER BY abs(COALESCE(q.score, 0)), COALESCE(q.score, 0) DESC, q.len DESC
+                    FETCH FIRST ($3) ROWS WITH TIES)
+                   UNION
+                   (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
+                    WHERE q.campaign_id = $1 AND q.question_id = qs.question_id
+                    ORDER BY q.len DESC, COALESCE(q.score, 0) DESC FETCH FIRST ($4) ROWS WITH TIES)
+                 ) x",
+            )
+            .bind::<SqlUuid, _>(campaign.0)
+            .bind::<Array<Text>, _>(text_questions)
+            .bind::<BigInt, _>(limit_of(QUOTE_CANDIDATES))
+            .bind::<BigInt, _>(limit_of(LONGEST_QUOTE_CANDIDATES))
+            .cached()
+            .load(conn)
+            .await
+            .map_err(from_diesel)?;
+            quotes_of(quotes, &mut tally);
+        }
+        Ok(tally)
+    }
+
+    /// The sums of the sessions `filter` selects, read from their tallies in a few grouped queries.
+    async fn filtered_tally(
+        conn: &mut AsyncPgConnection,
+        campaign: CampaignId,
+        filter: &ResultsFilter,
+        text_questions: &[String],
+        with_quotes: bool,
+    ) -> Result<GroupTally> {
+        let (platform, version, tags, attributes) = filter_binds(filter);
+        let counts: Vec<CountRow> = sql_query(concat!(
+            "WITH g AS (",
+            filtered_sessions!(),
+            ")
+             SELECT e.metric, e.question_id, e.value, sum(e.n)::bigint AS n
+             FROM g, unnest(g.metrics, g.questions, g.vals, g.ns) AS e(metric, question_id, value, n)
+             GROUP BY e.metric, e.question_id, e.value
+             UNION ALL
+             SELECT 'campaign:' || c.metric, '', 0, c.n FROM result_counts c
+             WHERE c.campaign_id = $1 AND c.metric = ANY($6::text[]) AND c.question_id = '' AND c.value = 0"
+        ))
+        .bind::<SqlUuid, _>(campaign.0)
+        .bind::<Nullable<Text>, _>(&platform)
+        .bind::<Nullable<Text>, _>(&version)
+        .bind::<Array<Text>, _>(&tags)
+        .bind::<Jsonb, _>(&attributes)
+        .bind::<Array<Text>, _>(vec![Metric::Accepted.code(), Metric::Analyzed.code()])
+        .cached()
+        .load(conn)
+        .await
+        .map_err(from_diesel)?;
+        let (campaign_counts, counts): (Vec<CountRow>, Vec<CountRow>) =
+            counts.into_iter().partition(|c| c.metric.starts_with("campaign:"));
+        let campaign_count = |metric: Metric| {
+            let code = format!("campaign:{}", metric.code());
+            campaign_counts.iter().filter(|c| c.metric == code).map(|c| count_of(c.n)).sum()
+        };
+        let themes: Vec<ThemeRow> = sql_query(concat!(
+            "WITH g AS (",
+            filtered_sessions!(),
+            "),
+             s AS (SELECT t.session_id, t.scope, t.key_digest, t.label_digest, t.mentions, t.score_sum, t.scores
+                   FROM result_theme_shares t JOIN g ON g.session_id = t.session_id
+                   WHERE t.campaign_id = $1 AND g.accepted),
+             k AS (SELECT scope, key_digest, count(DISTINCT session_id) AS sessions,
+                          sum(score_sum)::bigint AS score_sum, sum(scores)::bigint AS scores
+                   FROM s GROUP BY scope, key_digest HAVING count(DISTINCT session_id) >= $6),
+             l AS (SELECT scope, key_digest, label_digest, sum(mentions)::bigint AS mentions
+                   FROM s GROUP BY scope, key_digest, label_digest)
+             SELECT k.scope, k.key_digest, k.sessions, k.score_sum, k.scores, l.label_digest, l.mentions
+             FROM k JOIN l ON l.scope = k.scope AND l.key_digest = k.key_digest
+             ORDER BY k.scope, k.key_digest"
+        ))
+        .bind::<SqlUuid, _>(campaign.0)
+        .bind::<Nullable<Text>, _>(&platform)
+        .bind::<Nullable<Text>, _>(&version)
+        .bind::<Array<Text>, _>(&tags)
+        .bind::<Jsonb, _>(&attributes)
+        .bind::<BigInt, _>(i64::try_from(MIN_THEME_SESSIONS).unwrap_or(i64::MAX))
+        .cached()
+        .load(conn)
+        .await
+        .map_err(from_diesel)?;
+        let mut tally = GroupTally {
+            counts: counts_of(counts)?,
+            all_accepted: campaign_count(Metric::Accepted),
+            all_analyzed: campaign_count(Metric::Analyzed),
+            themes: themes_of(themes),
+            ..GroupTally::default()
+        };
+        if with_quotes && !text_questions.is_empty() {
+            let quotes: Vec<QuoteCandidateRow> = sql_query(concat!(
+                "WITH g AS (",
+                filtered_sessions!(),
+                "),
+                 c AS (SELECT q.question_id, q.session_id, q.score, COALESCE(q.score, 0) AS s, q.len
+                       FROM result_quotes q JOIN g ON g.session_id = q.session_id
+                       WHERE q.campaign_id = $1 AND g.accepted AND q.question_id = ANY($6::text[])),
+                 r AS (SELECT c.*,
+                         rank() OVER (PARTITION BY question_id ORDER BY s DESC, len DESC) AS top,
+                         rank() OVER (PARTITION BY question_id ORDER BY s, len) AS bottom,
+                         rank() OVER (PARTITION BY question_id ORDER BY abs(s), s DESC, len DESC) AS neutral,
+                         rank() OVER (PARTITION BY question_id ORDER BY len DESC, s DESC) AS longest,
+                         bool_or(score IS NOT NULL) OVER (PARTITION BY question_id) AS scored
+                       FROM c)
+                 SELECT r.question_id, r.session_id, r.score, r.scored, q.text_sealed
+                 FROM r JOIN result_quotes q ON q.session_id = r.session_id AND q.question_id = r.question_id
+                 WHERE r.top <= $7 OR r.bottom <= $7 OR r.neutral <= $7 OR r.longest <= $8"
+            ))
+            .bind::<SqlUuid, _>(campaign.0)
+            .bind::<Nullable<Text>, _>(&platform)
+            .bind::<Nullable<Text>, _>(&version)
+            .bind::<Array<Text>, _>(&tags)
+            .bind::<Jsonb, _>(&attributes)
+            .bind::<Array<Text>, _>(text_questions)
+            .bind::<BigInt, _>(limit_of(QUOTE_CANDIDATES))
+            .bind::<BigInt, _>(limit_of(LONGEST_QUOTE_CANDIDATES))
+            .cached()
+            .load(conn)
+            .await
+            .map_err(from_diesel)?;
+            quotes_of(quotes, &mut tally);
+        }
+        Ok(tally)
     }
 }

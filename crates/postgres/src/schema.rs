@@ -9,6 +9,7 @@ diesel::table! {
         claim_token -> Nullable<Uuid>,
         attempts -> Int4,
         created_at -> Timestamptz,
+        tallied -> Bool,
     }
 }
 
@@ -294,6 +295,87 @@ diesel::table! {
 }
 
 diesel::table! {
+    result_counts (campaign_id, metric, question_id, value) {
+        campaign_id -> Uuid,
+        metric -> Text,
+        question_id -> Text,
+        value -> Int8,
+        n -> Int8,
+    }
+}
+
+diesel::table! {
+    result_phrases (campaign_id, key_digest, label_digest) {
+        campaign_id -> Uuid,
+        key_digest -> Bytea,
+        label_digest -> Bytea,
+        phrase_sealed -> Bytea,
+    }
+}
+
+diesel::table! {
+    result_quotes (session_id, question_id) {
+        session_id -> Uuid,
+        question_id -> Text,
+        campaign_id -> Uuid,
+        score -> Nullable<Float8>,
+        len -> Int4,
+        text_sealed -> Bytea,
+    }
+}
+
+diesel::table! {
+    result_sessions (session_id) {
+        session_id -> Uuid,
+        campaign_id -> Uuid,
+        accepted -> Bool,
+        platform -> Nullable<Text>,
+        app_version -> Nullable<Text>,
+        device_id -> Nullable<Uuid>,
+        tags -> Array<Nullable<Text>>,
+        attributes -> Jsonb,
+        metrics -> Array<Nullable<Text>>,
+        questions -> Array<Nullable<Text>>,
+        vals -> Array<Nullable<Int8>>,
+        ns -> Array<Nullable<Int8>>,
+    }
+}
+
+diesel::table! {
+    result_theme_labels (campaign_id, scope, key_digest, label_digest) {
+        campaign_id -> Uuid,
+        scope -> Text,
+        key_digest -> Bytea,
+        label_digest -> Bytea,
+        mentions -> Int8,
+    }
+}
+
+diesel::table! {
+    result_theme_shares (session_id, scope, key_digest, label_digest) {
+        session_id -> Uuid,
+        campaign_id -> Uuid,
+        scope -> Text,
+        key_digest -> Bytea,
+        label_digest -> Bytea,
+        mentions -> Int8,
+        score_sum -> Int8,
+        scores -> Int8,
+    }
+}
+
+diesel::table! {
+    result_themes (campaign_id, scope, key_digest) {
+        campaign_id -> Uuid,
+        scope -> Text,
+        key_digest -> Bytea,
+        sessions -> Int8,
+        score_sum -> Int8,
+        scores -> Int8,
+    }
+}
+
+diesel::table! {
     service_accounts (id) {
         id -> Uuid,
         business_id -> Nullable<Uuid>,
@@ -458,6 +540,16 @@ diesel::joinable!(outreach_messages -> respondents (respondent_id));
 diesel::joinable!(outreach_messages -> workspaces (workspace_id));
 diesel::joinable!(outreach_opt_outs -> workspaces (workspace_id));
 diesel::joinable!(respondents -> campaigns (campaign_id));
+diesel::joinable!(result_counts -> campaigns (campaign_id));
+diesel::joinable!(result_phrases -> campaigns (campaign_id));
+diesel::joinable!(result_quotes -> campaigns (campaign_id));
+diesel::joinable!(result_quotes -> sessions (session_id));
+diesel::joinable!(result_sessions -> campaigns (campaign_id));
+diesel::joinable!(result_sessions -> sessions (session_id));
+diesel::joinable!(result_theme_labels -> campaigns (campaign_id));
+diesel::joinable!(result_theme_shares -> campaigns (campaign_id));
+diesel::joinable!(result_theme_shares -> sessions (session_id));
+diesel::joinable!(result_themes -> campaigns (campaign_id));
 diesel::joinable!(service_accounts -> businesses (business_id));
 diesel::joinable!(session_analyses -> campaigns (campaign_id));
 diesel::joinable!(session_analyses -> sessions (session_id));
@@ -499,6 +591,13 @@ diesel::allow_tables_to_appear_in_same_query!(
     outreach_opt_outs,
     quota_windows,
     respondents,
+    result_counts,
+    result_phrases,
+    result_quotes,
+    result_sessions,
+    result_theme_labels,
+    result_theme_shares,
+    result_themes,
     service_accounts,
     session_analyses,
     sessions,

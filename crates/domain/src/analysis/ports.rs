@@ -4,6 +4,7 @@ use crate::analysis::models::{AnalysisJob, AnalysisRecord, AnalyzerInfo, KeyPhra
 use crate::campaigns::models::LanguageTag;
 use crate::error::Result;
 use crate::ids::{CampaignId, SessionId};
+use crate::results::models::SessionTally;
 use std::future::Future;
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -32,9 +33,11 @@ pub trait AnalysisRepository: Send + Sync + 'static {
 
     /// In one transaction, while `claim_token` still holds the job: applies the capacity rule
     /// (counting the campaign's accepted sessions under a lock of the campaign), stores the
-    /// verdict and the step results (replacing earlier ones), emits the event when there is one,
-    /// and marks the job done. Returns the final rejection (`None` = accepted), or `None` at the
-    /// outer level when the claim was lost and nothing was written.
+    /// verdict and the step results (replacing earlier ones), keeps the session's `tally` under
+    /// the final verdict in place of its earlier one (the campaign's maintained results are then
+    /// exactly the sum of its sessions' tallies), emits the event when there is one, and marks
+    /// the job done. Returns the final rejection (`None` = accepted), or `None` at the outer level
+    /// when the claim was lost and nothing was written.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
@@ -42,6 +45,7 @@ pub trait AnalysisRepository: Send + Sync + 'static {
         &self,
         claim_token: Uuid,
         record: &AnalysisRecord,
+        tally: &SessionTally,
     ) -> impl Future<Output = Result<Option<Option<Rejection>>>> + Send;
 
     /// Gives a failed job back, due again at `retry_at`, one attempt more; a lost claim is a no-op.

@@ -9,6 +9,8 @@ use crate::campaigns::models::QuestionKind;
 use crate::campaigns::ports::CampaignRepository;
 use crate::error::{Error, Result};
 use crate::ids::{CampaignId, EventId};
+use crate::results::models::AnalyzedAnswer;
+use crate::results::service::tally_session;
 use crate::sessions::models::{AnalyzedCounts, answer_seal_context};
 use crate::shared::clock::Clock;
 use crate::shared::crypto::{Crypto, DigestPurpose};
@@ -120,6 +122,12 @@ where
                 results.push(result);
             }
         }
+        let answers: Vec<AnalyzedAnswer> = input
+            .answers
+            .iter()
+            .map(|a| AnalyzedAnswer::new(a.question_id.clone(), a.rating, a.text_sealed.clone(), &results))
+            .collect();
+        let tally = tally_session(&self.crypto, campaign.id, input.facts.session, &verdict, &answers)?;
         let analyzed_at = self.clock.now();
         let event = (!input.announced).then(|| {
             input.facts.analyzed_event(
@@ -140,7 +148,7 @@ where
             analyzed_at,
             event,
         };
-        Ok(match self.repo.record_analysis(job.claim_token, &record).await? {
+        Ok(match self.repo.record_analysis(job.claim_token, &record, &tally).await? {
             Some(rejection) => {
                 AnalysisOutcome::Recorded { accepted: rejection.is_none(), rejection, run, reused, announced }
             }

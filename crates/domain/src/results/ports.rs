@@ -1,15 +1,17 @@
-//! What results need from the world: the campaign's funnel and its analyzed sessions.
+//! What results need from the world: the campaign's funnel and the tallies of its analyzed
+//! sessions (and, for exports, every analyzed session).
 
 use std::future::Future;
 
 use crate::error::Result;
 use crate::ids::{CampaignId, WorkspaceId};
-use crate::results::models::ResultsInput;
+use crate::results::models::{ResultsFilter, ResultsInput, StoredPhrase, TalliedInput};
 
 /// Reads what results are computed from.
 pub trait ResultsRepository: Send + Sync + 'static {
     /// The campaign's funnel and its analyzed sessions, with sealed texts only when
-    /// `with_texts`; `None` for an unknown campaign or another workspace's.
+    /// `with_texts`; `None` for an unknown campaign or another workspace's. Linear in the
+    /// campaign's sessions: for exports and checks, not for the results route.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
@@ -19,4 +21,33 @@ pub trait ResultsRepository: Send + Sync + 'static {
         campaign: CampaignId,
         with_texts: bool,
     ) -> impl Future<Output = Result<Option<ResultsInput>>> + Send;
+
+    /// The campaign's funnel and the summed tallies of the analyzed sessions `filter` selects
+    /// (all when `None`): the counters, the themes at least `MIN_THEME_SESSIONS` sessions of the
+    /// group mention, `all_accepted` of the whole campaign, and, when `with_quotes`, the quote
+    /// candidates of each text question picked as [`crate::results::models::QUOTE_CANDIDATES`] says
+    /// (with whether any candidate of the question has a score). `pending` counts finished
+    /// sessions whose analysis is not tallied yet. `None` for an unknown campaign or another
+    /// workspace's.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn results_tally(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        filter: Option<&ResultsFilter>,
+        with_quotes: bool,
+    ) -> impl Future<Output = Result<Option<TalliedInput>>> + Send;
+
+    /// The campaign's sealed phrases among `wanted` (pairs of key and label digests); unknown
+    /// pairs are left out.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn result_phrases(
+        &self,
+        campaign: CampaignId,
+        wanted: &[(Vec<u8>, Vec<u8>)],
+    ) -> impl Future<Output = Result<Vec<StoredPhrase>>> + Send;
 }

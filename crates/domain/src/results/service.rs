@@ -1,14 +1,18 @@
 //! The partner route of aggregate results.
 
-use crate::analysis::models::{AnalyzerInfo, decode_phrases, phrases_seal_context, redact_contacts};
+use crate::analysis::models::{AnalyzerInfo, Verdict, decode_phrases, phrases_seal_context, redact_contacts};
 use crate::error::{Error, Result};
 use crate::exports::models::Transcript;
 use crate::ids::{CampaignId, SessionId, WorkspaceId};
-use crate::results::models::{AnalyzedSession, CampaignResults, OpenedSession, ResultsFilter, compute};
+use crate::results::models::{
+    AnalyzedAnswer, AnalyzedSession, AnswerTally, CampaignResults, OpenedSession, OpenedTally, PhraseMention,
+    QuoteCandidate, ResultsFilter, SealedQuote, SessionTally, TalliedInput, compute, compute_tallied, decode_phrase,
+    encode_phrase, phrase_key_input, phrase_label_input, phrase_seal_context, quote_seal_context, wanted_phrases,
+};
 use crate::results::ports::ResultsRepository;
 use crate::sessions::models::answer_seal_context;
 use crate::shared::clock::Clock;
-use crate::shared::crypto::Crypto;
+use crate::shared::crypto::{Crypto, DigestPurpose};
 use crate::tenancy::models::{Principal, Scope};
 use std::collections::HashMap;
 
@@ -40,10 +44,58 @@ impl<R: ResultsRepository, C: Crypto, K: Clock> Results<R, C, K> {
         principal.require_scope(Scope::RESULTS)?;
         let workspace = principal.resolve_workspace(workspace_header)?;
         let may_quote = principal.require_scope(Scope::TRANSCRIPTS).is_ok();
+        let input = self
+            .repo
+            .results_tally(workspace, id, filter.as_ref(), may_quote)
+            .await?
+            .ok_or_else(|| Error::not_found("campaign"))?;
+        let opened = self.open_tally(&input).await?;
+        compute_tallied(&input, &opened, filter, may_quote, &self.analyzer, self.clock.now())
+    }
+
+    /// The same results computed from every analyzed answer (linear in the campaign's sessions):
+    /// what the maintained tallies must always agree with.
+    ///
+    /// # Errors
+    /// As [`Results::results`].
+    pub async fn results_from_answers(
+        &self,
+        principal: &Principal,
+        workspace_header: Option<&str>,
+        id: CampaignId,
+        filter: Option<ResultsFilter>,
+    ) -> Result<CampaignResults> {
+        principal.require_scope(Scope::RESULTS)?;
+        let workspace = principal.resolve_workspace(workspace_header)?;
+        let may_quote = principal.require_scope(Scope::TRANSCRIPTS).is_ok();
         let input =
             self.repo.results_input(workspace, id, may_quote).await?.ok_or_else(|| Error::not_found("campaign"))?;
         let opened = open_sessions(&self.crypto, input.sessions.iter().filter(|s| s.rejection.is_none()))?;
         Ok(compute(&input, &opened, filter, may_quote, &self.analyzer, self.clock.now()))
+    }
+
+    /// Opens the phrases of the tally's themes and its quote candidates.
+    async fn open_tally(&self, input: &TalliedInput) -> Result<OpenedTally> {
+        let campaign = input.campaign.id;
+        let mut opened = OpenedTally::default();
+        let wanted = wanted_phrases(&input.tally);
+        if !wanted.is_empty() {
+            for stored in self.repo.result_phrases(campaign, &wanted).await? {
+                let context = phrase_seal_context(campaign, &stored.key_digest, &stored.label_digest);
+                let phrase = decode_phrase(&self.crypto.open(&context, &stored.sealed)?)?;
+                opened.phrases.insert((stored.key_digest, stored.label_digest), phrase);
+            }
+        }
+        for quote in &input.tally.quotes {
+            let bytes = self.crypto.open(&quote_seal_context(quote.session, &quote.question_id), &quote.sealed)?;
+            opened.quotes.push(QuoteCandidate {
+                question_id: quote.question_id.clone(),
+                session: quote.session,
+                score: quote.score,
+                text: String::from_utf8(bytes).map_err(Error::internal)?,
+            });
+        }
+        Ok(opened)
     }
 
     /// The whole campaign's results as an export takes them (the floor applied, no quotes) and,
@@ -92,4 +144,65 @@ fn open_sessions<'a, C: Crypto>(
         opened.insert(session.session, readable);
     }
     Ok(opened)
+}
+
+/// What an analyzed session adds to its campaign's results: its measures, each answer's rating
+/// and scores, its key phrases as keyed digests (each phrase sealed for the campaign) and its
+/// quotable text (trimmed, contacts redacted, sealed). `answers` must carry their texts.
+///
+/// # Errors
+/// `Internal` when a sealed text or phrase list does not open.
+pub fn tally_session<C: Crypto>(
+    crypto: &C,
+    campaign: CampaignId,
+    session: SessionId,
+    verdict: &Verdict,
+    answers: &[AnalyzedAnswer],
+) -> Result<SessionTally> {
+    let mut tallies = Vec::with_capacity(answers.len());
+    for answer in answers {
+        let mut phrases: Vec<PhraseMention> = Vec::new();
+        if let Some(sealed) = &answer.phrases_sealed {
+            let bytes = crypto.open(&phrases_seal_context(session, &answer.question_id), sealed)?;
+            for phrase in decode_phrases(&bytes)? {
+                let key_digest =
+                    crypto.keyed_digest(DigestPurpose::ResultsPhrase, &phrase_key_input(campaign, &phrase));
+                let label_digest =
+                    crypto.keyed_digest(DigestPurpose::ResultsPhrase, &phrase_label_input(campaign, &phrase));
+                match phrases.iter_mut().find(|p| p.key_digest == key_digest && p.label_digest == label_digest) {
+                    Some(known) => known.mentions += 1,
+                    None => {
+                        let context = phrase_seal_context(campaign, &key_digest, &label_digest);
+                        phrases.push(PhraseMention {
+                            phrase_sealed: crypto.seal(&context, &encode_phrase(&phrase)),
+                            key_digest,
+                            label_digest,
+                            mentions: 1,
+                        });
+                    }
+                }
+            }
+        }
+        let mut quote = None;
+        if let Some(sealed) = &answer.text_sealed {
+            let bytes = crypto.open(&answer_seal_context(session, &answer.question_id), sealed)?;
+            let text = redact_contacts(String::from_utf8(bytes).map_err(Error::internal)?.trim());
+            if !text.is_empty() {
+                quote = Some(SealedQuote {
+                    len: u32::try_from(text.len()).unwrap_or(u32::MAX),
+                    sealed: crypto.seal(&quote_seal_context(session, &answer.question_id), text.as_bytes()),
+                });
+            }
+        }
+        tallies.push(AnswerTally {
+            question_id: answer.question_id.clone(),
+            rating: answer.rating,
+            text_analyzed: answer.text_analyzed,
+            sentiment_covered: answer.sentiment_covered,
+            score: answer.score,
+            quote,
+            phrases,
+        });
+    }
+    Ok(SessionTally { duration_secs: verdict.duration_secs, coverage: verdict.coverage, answers: tallies })
 }

@@ -29,11 +29,13 @@ pub enum DigestPurpose {
     OutreachAddress,
     /// The MAC of one-click unsubscribe links.
     Unsubscribe,
+    /// Key phrases of answers, bound to their campaign, so results group themes without the words.
+    ResultsPhrase,
 }
 
 impl DigestPurpose {
     /// Every purpose: a crypto adapter derives one key for each.
-    pub const ALL: [DigestPurpose; 13] = [
+    pub const ALL: [DigestPurpose; 14] = [
         DigestPurpose::ApiKey,
         DigestPurpose::IdempotencyFingerprint,
         DigestPurpose::LinkNonce,
@@ -47,6 +49,7 @@ impl DigestPurpose {
         DigestPurpose::DownloadLink,
         DigestPurpose::OutreachAddress,
         DigestPurpose::Unsubscribe,
+        DigestPurpose::ResultsPhrase,
     ];
 
     pub const fn label(self) -> &'static str {
@@ -64,6 +67,7 @@ impl DigestPurpose {
             DigestPurpose::DownloadLink => "pulse/download-link/v1",
             DigestPurpose::OutreachAddress => "pulse/outreach-address/v1",
             DigestPurpose::Unsubscribe => "pulse/unsubscribe-link/v1",
+            DigestPurpose::ResultsPhrase => "pulse/results-phrase/v1",
         }
     }
 }

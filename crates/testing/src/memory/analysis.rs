@@ -4,6 +4,7 @@ use pulse_domain::analysis::models::{AnalysisJob, AnalysisRecord, Rejection, Ses
 use pulse_domain::analysis::ports::AnalysisRepository;
 use pulse_domain::error::Result;
 use pulse_domain::ids::{CampaignId, SessionId};
+use pulse_domain::results::models::SessionTally;
 use pulse_domain::sessions::models::{SessionFacts, SessionStatus};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -22,8 +23,18 @@ impl AnalysisRepository for MemoryStore {
             .filter_map(|(id, job)| job.due_at.filter(|at| *at <= now).map(|at| (at, *id)))
             .collect();
         due.sort();
+        // Then analyses recorded without a tally, after every due job (as the Postgres store).
+        let mut behind: Vec<SessionId> = state
+            .analysis_jobs
+            .iter()
+            .filter(|(id, job)| {
+                job.due_at.is_none() && state.analyses.contains_key(*id) && !state.tallies.contains_key(*id)
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        behind.sort();
         let mut claimed = Vec::new();
-        for (_, session) in due.into_iter().take(limit as usize) {
+        for session in due.into_iter().map(|(_, session)| session).chain(behind).take(limit as usize) {
             if let Some(job) = state.analysis_jobs.get_mut(&session) {
                 let token = Uuid::new_v4();
                 job.claim = Some(token);
@@ -53,7 +64,12 @@ impl AnalysisRepository for MemoryStore {
         }))
     }
 
-    async fn record_analysis(&self, claim_token: Uuid, record: &AnalysisRecord) -> Result<Option<Option<Rejection>>> {
+    async fn record_analysis(
+        &self,
+        claim_token: Uuid,
+        record: &AnalysisRecord,
+        tally: &SessionTally,
+    ) -> Result<Option<Option<Rejection>>> {
         let mut state = self.state();
         if state.analysis_jobs.get(&record.session).and_then(|j| j.claim) != Some(claim_token) {
             return Ok(None);
@@ -71,6 +87,15 @@ impl AnalysisRepository for MemoryStore {
             record.session,
             AnalysisRow { verdict: record.verdict, rejection, results: record.results.clone() },
         );
+        for answer in &tally.answers {
+            for phrase in &answer.phrases {
+                state
+                    .result_phrases
+                    .entry((record.campaign, phrase.key_digest.clone(), phrase.label_digest.clone()))
+                    .or_insert_with(|| phrase.phrase_sealed.clone());
+            }
+        }
+        state.tallies.insert(record.session, (rejection, tally.clone()));
         if let Some(event) = &record.event {
             state.emit(event.clone());
         }

@@ -1,11 +1,28 @@
-//! The input of results in memory.
+//! The input of results in memory: every analyzed session, or the sums of their tallies.
 
 use super::*;
 use pulse_domain::error::Result;
 use pulse_domain::ids::{CampaignId, WorkspaceId};
-use pulse_domain::results::models::{AnalyzedAnswer, AnalyzedSession, ResultsInput, Segment};
+use pulse_domain::results::models::{
+    AnalyzedAnswer, AnalyzedSession, GroupTally, QuoteRow, ResultsFilter, ResultsInput, Segment, StoredPhrase,
+    TalliedInput, ThemeShare, merge_counts, merge_themes,
+};
 use pulse_domain::results::ports::ResultsRepository;
 use pulse_domain::sessions::models::SessionStatus;
+
+impl State {
+    /// The session's segment, with its app device's labels as they are now.
+    fn segment_of(&self, row: &SessionRow) -> Segment {
+        let device =
+            row.session.attribution.and_then(|a| self.devices.iter().find(|d| d.id == a.device_id)).map(|d| &d.app);
+        Segment::of_session(
+            &row.session.context,
+            row.session.tags.clone(),
+            device.map(|d| d.platform.as_str()),
+            device.map(|d| d.app_version.as_str()),
+        )
+    }
+}
 
 impl ResultsRepository for MemoryStore {
     async fn results_input(
@@ -29,11 +46,6 @@ impl ResultsRepository for MemoryStore {
                 pending += 1;
                 continue;
             };
-            let device = row
-                .session
-                .attribution
-                .and_then(|a| state.devices.iter().find(|d| d.id == a.device_id))
-                .map(|d| &d.app);
             let answers = row
                 .answers
                 .iter()
@@ -47,12 +59,7 @@ impl ResultsRepository for MemoryStore {
                 rejection: analysis.rejection,
                 duration_secs: analysis.verdict.duration_secs,
                 coverage: analysis.verdict.coverage,
-                segment: Segment::of_session(
-                    &row.session.context,
-                    row.session.tags.clone(),
-                    device.map(|d| d.platform.as_str()),
-                    device.map(|d| d.app_version.as_str()),
-                ),
+                segment: state.segment_of(row),
                 answers,
             });
         }
@@ -65,5 +72,73 @@ impl ResultsRepository for MemoryStore {
             pending,
             sessions,
         }))
+    }
+
+    async fn results_tally(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        filter: Option<&ResultsFilter>,
+        with_quotes: bool,
+    ) -> Result<Option<TalliedInput>> {
+        let state = self.state();
+        let Some(found) = state.campaigns.get(&campaign).filter(|c| c.workspace_id == workspace) else {
+            return Ok(None);
+        };
+        let overview = state.overview(found)?;
+        let mut tally = GroupTally::default();
+        let mut counts = Vec::new();
+        let mut shares: Vec<Vec<ThemeShare>> = Vec::new();
+        let mut tallied = 0_u64;
+        for row in state.sessions.values().filter(|s| s.session.campaign_id == campaign) {
+            let Some((rejection, session)) = state.tallies.get(&row.session.id) else { continue };
+            tallied += 1;
+            if rejection.is_none() {
+                tally.all_accepted += 1;
+            }
+            if filter.is_some_and(|f| !f.matches(&state.segment_of(row))) {
+                continue;
+            }
+            counts.extend(session.counts(*rejection));
+            if rejection.is_some() {
+                continue;
+            }
+            shares.push(session.themes());
+            if with_quotes {
+                for answer in &session.answers {
+                    let Some(quote) = &answer.quote else { continue };
+                    if answer.score.is_some() {
+                        tally.scored_quotes.insert(answer.question_id.clone());
+                    }
+                    tally.quotes.push(QuoteRow {
+                        question_id: answer.question_id.clone(),
+                        session: row.session.id,
+                        score: answer.score,
+                        sealed: quote.sealed.clone(),
+                    });
+                }
+            }
+        }
+        tally.all_analyzed = tallied;
+        tally.counts = merge_counts(counts);
+        tally.themes = merge_themes(shares.iter().map(Vec::as_slice));
+        Ok(Some(TalliedInput {
+            pending: overview.counts.completed.saturating_sub(tallied),
+            campaign: overview.campaign,
+            survey: overview.survey,
+            counts: overview.counts,
+            tally,
+        }))
+    }
+
+    async fn result_phrases(&self, campaign: CampaignId, wanted: &[(Vec<u8>, Vec<u8>)]) -> Result<Vec<StoredPhrase>> {
+        let state = self.state();
+        Ok(wanted
+            .iter()
+            .filter_map(|(key, label)| {
+                let sealed = state.result_phrases.get(&(campaign, key.clone(), label.clone()))?;
+                Some(StoredPhrase { key_digest: key.clone(), label_digest: label.clone(), sealed: sealed.clone() })
+            })
+            .collect())
     }
 }

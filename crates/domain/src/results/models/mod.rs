@@ -5,8 +5,10 @@
 //! floor (or one a filter would isolate by difference with the unfiltered view) shows counts only.
 
 mod aggregate;
+mod tally;
 
 pub use aggregate::*;
+pub use tally::*;
 
 use crate::analysis::models::{ModelInfo, Rejection, Step, StepResult};
 use crate::campaigns::models::{Campaign, CampaignCounts, Quality, QuestionKind, Survey};
@@ -204,14 +206,20 @@ impl ResultsFilter {
         let version_ok = self.app_version.as_ref().is_none_or(|v| segment.app_version.as_ref() == Some(v));
         let tags_ok = self.tags.iter().all(|t| segment.tags.contains(t));
         let attributes_ok = self.attributes.iter().all(|(name, wanted)| {
-            segment.attributes.get(name).is_some_and(|value| match value {
-                Value::String(s) => s == wanted,
-                Value::Number(n) => n.to_string() == *wanted,
-                Value::Bool(b) => b.to_string() == *wanted,
-                _ => false,
-            })
+            segment.attributes.get(name).and_then(attribute_text).is_some_and(|text| text == *wanted)
         });
         platform_ok && version_ok && tags_ok && attributes_ok
+    }
+}
+
+/// The text an attribute filter compares a value with: strings, numbers and booleans; other values
+/// match no filter.
+pub fn attribute_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
     }
 }
 

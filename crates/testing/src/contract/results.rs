@@ -1,0 +1,259 @@
+//! `ResultsRepository`: the results the maintained tallies give are exactly those computed from
+//! every analyzed answer, for the whole campaign and for every filter, with quotes, after a
+//! re-analysis as after the first.
+
+use pulse_domain::Result;
+use pulse_domain::analysis::models::{AnalyzerInfo, KeyPhrase};
+use pulse_domain::analysis::ports::Analyzer;
+use pulse_domain::analysis::service::Analysis;
+use pulse_domain::campaigns::models::LanguageTag;
+use pulse_domain::campaigns::models::{BriefInput, CampaignOverview, LaunchInput, ProvisionInput, QualityInput};
+use pulse_domain::ids::CampaignId;
+use pulse_domain::results::models::ResultsFilter;
+use pulse_domain::results::service::Results;
+use pulse_domain::sessions::models::AnswerInput;
+use pulse_domain::tenancy::service::KeyRequest;
+use secrecy::ExposeSecret;
+use serde_json::{Value, json};
+use time::Duration;
+
+use super::{Partner, SCOPES, Store, World};
+use crate::fakes::{FakeAnalyzer, TestCrypto};
+
+/// One respondent: device platform, app version, plan, seats, language, rating, two texts, seconds.
+pub type Person = (&'static str, &'static str, &'static str, i64, &'static str, i64, &'static str, &'static str, i64);
+
+const PEOPLE: [Person; 16] = [
+    ("ios", "2.1.0", "pro", 3, "en", 5, "great delivery, good driver", "great orders", 60),
+    ("ios", "2.1.0", "pro", 3, "en", 4, "good delivery", "order was great", 45),
+    ("iOS", "2.0.0", "pro", 1, "en", 2, "late delivery, bad packaging", "late order", 70),
+    ("android", "2.1.0", "free", 1, "en", 1, "bad driver and late", "orders late again", 90),
+    ("android", "2.1.0", "pro", 3, "en", 3, "delivery", "order", 50),
+    ("android", "2.0.0", "pro", 5, "hi", 5, "bahut accha delivery", "order", 65),
+    ("ios", "2.1.0", "free", 3, "en", 4, "good", "good", 40),
+    ("ios", "2.1.0", "pro", 3, "en", 4, "good", "good", 40),
+    ("web", "1.0", "pro", 3, "en", 5, "great great packaging, call me at +49 170 1234567", "great", 120),
+    ("web", "1.0", "free", 2, "en", 1, "late late late", "bad", 33),
+    ("ios", "2.1.0", "pro", 3, "en", 5, "fast delivery, great packaging", "   ", 5),
+    ("android", "2.1.0", "pro", 3, "en", 2, "packaging was bad", "orders", 55),
+    ("ios", "2.0.0", "pro", 3, "en", 3, "neutral delivery", "fine order", 60),
+    ("ios", "2.1.0", "free", 3, "en", 5, "good driver", "great orders", 61),
+    ("android", "2.1.0", "pro", 3, "en", 4, "drivers were good", "driver", 62),
+    ("web", "1.0", "pro", 3, "en", 3, "packaging", "delivery", 58),
+];
+
+/// A launched campaign (a rating and two text questions, in English and Hindi, sessions under 10
+/// seconds rejected) whose key also holds `channel:transcripts`.
+///
+/// # Panics
+/// When the services refuse what a fresh store must accept.
+pub async fn quoting_campaign<S: Store>(w: &World<S>) -> (Partner, CampaignOverview) {
+    let p = w.partner("Acme").await;
+    let request = KeyRequest {
+        business_id: Some(p.business),
+        scopes: SCOPES.iter().chain(&["channel:transcripts"]).map(|s| (*s).to_owned()).collect(),
+        workspaces: vec![p.workspace],
+        ..KeyRequest::default()
+    };
+    let issued = w.admin.create_key(request).await.expect("key");
+    let principal = w.tenancy.authenticate(Some(issued.key.expose_secret())).await.expect("principal");
+    let p = Partner { principal, ..p };
+    let input = ProvisionInput {
+        brief: Some(BriefInput {
+            intent_text: "How was the delivery today?".into(),
+            question_count: Some(3),
+            languages: Some(vec!["en".into(), "hi".into()]),
+            ..BriefInput::default()
+        }),
+        quality: Some(QualityInput { min_duration_secs: Some(10), ..QualityInput::default() }),
+        ..ProvisionInput::default()
+    };
+    let draft = w.campaigns.provision(&p.principal, None, input).await.expect("provisioned");
+    let campaign = w.campaigns.launch(&p.principal, None, draft.campaign.id).await.expect("launched");
+    (p, campaign)
+}
+
+/// The partner's principal through a key of the same workspace without `channel:transcripts`.
+///
+/// # Panics
+/// When the services refuse what a fresh store must accept.
+pub async fn without_transcripts<S: Store>(w: &World<S>, p: &Partner) -> pulse_domain::tenancy::models::Principal {
+    let request = KeyRequest {
+        business_id: Some(p.business),
+        scopes: SCOPES.iter().map(|s| (*s).to_owned()).collect(),
+        workspaces: vec![p.workspace],
+        ..KeyRequest::default()
+    };
+    let issued = w.admin.create_key(request).await.expect("key");
+    w.tenancy.authenticate(Some(issued.key.expose_secret())).await.expect("principal")
+}
+
+/// Every person of the scene answers and finishes.
+///
+/// # Panics
+/// When the services refuse what a fresh store must accept.
+pub async fn respond_all<S: Store>(w: &World<S>, p: &Partner, campaign: &CampaignOverview) {
+    respond(w, p, campaign, &PEOPLE).await;
+}
+
+/// Each of `people` answers and finishes.
+///
+/// # Panics
+/// When the services refuse what a fresh store must accept.
+pub async fn respond<S: Store>(w: &World<S>, p: &Partner, campaign: &CampaignOverview, people: &[Person]) {
+    let code = &campaign.campaign.code;
+    for &(platform, version, plan, seats, language, rating, first, second, secs) in people {
+        let device = [("platform".to_owned(), json!(platform)), ("appVersion".to_owned(), json!(version))];
+        let attributes = [("plan".to_owned(), json!(plan)), ("seats".to_owned(), json!(seats))];
+        let input = LaunchInput {
+            campaign_id: campaign.campaign.id,
+            external_user_ref: None,
+            language: Some(language.into()),
+            device: Some(device.into_iter().collect()),
+            attributes: Some(attributes.into_iter().collect()),
+        };
+        let link = w.campaigns.mint_link(&p.principal, None, input).await.expect("minted");
+        let (_, rest) = link.url.split_once("?lt=").expect("an lt link");
+        let token = rest.split('&').next().expect("a token");
+        let session = w.start(code, token).await.expect("started");
+        let answers: Vec<AnswerInput> = [("q1", json!(rating)), ("q2", json!(first)), ("q3", json!(second))]
+            .into_iter()
+            .filter(|(_, v): &(&str, Value)| v.as_str().is_none_or(|t| !t.trim().is_empty()))
+            .map(|(q, value)| AnswerInput { question_id: q.into(), value })
+            .collect();
+        let secret = session.token.expose_secret();
+        w.respondents.answer(code, session.id, Some(secret), answers).await.expect("answered");
+        w.clock.advance(Duration::seconds(secs));
+        w.respondents.complete(code, session.id, Some(secret)).await.expect("completed");
+    }
+}
+
+/// Runs the analysis worker until nothing is due.
+///
+/// # Panics
+/// When a round fails.
+pub async fn analyze_all<S: Store>(w: &World<S>, version: &'static str) {
+    let analysis =
+        Analysis::new(w.store.clone(), ScoreMarks(FakeAnalyzer { version }), w.crypto.clone(), w.clock.clone());
+    while !analysis.run_due().await.expect("a round").is_empty() {}
+}
+
+/// [`FakeAnalyzer`], except that a word `~0.0258` gives the answer's score itself (to four
+/// decimals, as analyzers give them) and is no key phrase.
+#[derive(Clone, Copy, Debug)]
+pub struct ScoreMarks(pub FakeAnalyzer);
+
+fn unmarked(text: &str) -> String {
+    text.split_whitespace().filter(|w| !w.starts_with('~')).collect::<Vec<_>>().join(" ")
+}
+
+impl Analyzer for ScoreMarks {
+    fn info(&self) -> AnalyzerInfo {
+        self.0.info()
+    }
+
+    async fn sentiment(&self, text: &str, language: &LanguageTag) -> Result<Option<f64>> {
+        let marked = text.split_whitespace().find_map(|w| w.strip_prefix('~')?.parse::<f64>().ok());
+        match marked {
+            Some(score) if language.primary() == "en" => Ok(Some(score)),
+            _ => self.0.sentiment(&unmarked(text), language).await,
+        }
+    }
+
+    async fn key_phrases(&self, text: &str, language: &LanguageTag) -> Result<Option<Vec<KeyPhrase>>> {
+        self.0.key_phrases(&unmarked(text), language).await
+    }
+}
+
+/// Sessions whose scores put means exactly on the boundaries that rounding and labels draw: the
+/// themes `delivery` (mean 0.05) and `driver` (mean -0.05) lean exactly at the threshold, and the
+/// overall score (0.0335) lies on a rounding boundary of its third decimal.
+pub const BOUNDARY_PEOPLE: [Person; 6] = [
+    ("ios", "2.1.0", "pro", 3, "en", 4, "~0.0258 delivery", "~0.0258 order", 60),
+    ("ios", "2.1.0", "pro", 3, "en", 4, "~0.0742 delivery", "~0.0742 order", 60),
+    ("android", "2.1.0", "pro", 3, "en", 4, "~0.1000 packaging", "~0.1000 order", 60),
+    ("android", "2.1.0", "free", 3, "en", 4, "~0.1010 packaging", "~0.1010 order", 60),
+    ("web", "1.0", "pro", 3, "en", 4, "~-0.0258 driver", "~-0.0258 order", 60),
+    ("web", "1.0", "free", 3, "en", 4, "~-0.0742 driver", "~-0.0742 order", 60),
+];
+
+/// The filters the comparison reads the campaign through.
+pub const FILTERS: [&[(&str, &str)]; 12] = [
+    &[],
+    &[("platform", "ios")],
+    &[("platform", "IOS")],
+    &[("platform", "android")],
+    &[("appVersion", "2.1.0")],
+    &[("platform", "iOS"), ("appVersion", "2.1.0")],
+    &[("attribute.plan", "pro")],
+    &[("attribute.plan", "free")],
+    &[("attribute.seats", "3")],
+    &[("attribute.seats", "3"), ("attribute.plan", "pro")],
+    &[("tag", "beta")],
+    &[("attribute.colour", "red")],
+];
+
+/// Holds the tallied results to those computed from every answer, for every filter in
+/// [`FILTERS`], with and without quotes.
+///
+/// # Panics
+/// When they differ.
+pub async fn assert_tallies_agree<S: Store>(w: &World<S>, p: &Partner, campaign: CampaignId) {
+    let results = Results::new(w.store.clone(), TestCrypto::default(), w.clock.clone(), FakeAnalyzer::default().info());
+    for filter in FILTERS {
+        let params: Vec<(String, String)> = filter.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        let filter = ResultsFilter::parse(&params).expect("a filter");
+        let tallied = results.results(&p.principal, None, campaign, filter.clone()).await.expect("tallied");
+        let recomputed =
+            results.results_from_answers(&p.principal, None, campaign, filter.clone()).await.expect("recomputed");
+        assert_eq!(tallied, recomputed, "with quotes, filter {filter:?}");
+    }
+}
+
+pub async fn tallied_means_on_rounding_boundaries_equal_those_computed_from_every_answer<S: Store>(store: S) {
+    let w = World::new(store);
+    let (p, campaign) = quoting_campaign(&w).await;
+    let id = campaign.campaign.id;
+    respond(&w, &p, &campaign, &BOUNDARY_PEOPLE).await;
+    analyze_all(&w, "1").await;
+    let results = Results::new(w.store.clone(), TestCrypto::default(), w.clock.clone(), FakeAnalyzer::default().info());
+    let tallied = results.results(&p.principal, None, id, None).await.expect("results");
+    let recomputed = results.results_from_answers(&p.principal, None, id, None).await.expect("recomputed");
+    assert_eq!(tallied, recomputed);
+    // Exact means: 0.05 and -0.05 are at the threshold, so the themes lean.
+    assert_eq!(
+        (tallied.inferred.positive_themes.clone(), tallied.inferred.negative_themes.clone()),
+        (vec!["delivery".to_owned(), "packaging".to_owned()], vec!["driver".to_owned()]),
+        "{tallied:#?}"
+    );
+    assert_eq!(tallied.overall_sentiment_score, 0.034);
+    assert_tallies_agree(&w, &p, id).await;
+}
+
+pub async fn tallied_results_equal_results_computed_from_every_answer<S: Store>(store: S) {
+    let w = World::new(store);
+    let (p, campaign) = quoting_campaign(&w).await;
+    let id = campaign.campaign.id;
+    respond_all(&w, &p, &campaign).await;
+    let results = Results::new(w.store.clone(), TestCrypto::default(), w.clock.clone(), FakeAnalyzer::default().info());
+    let pending = results.results(&p.principal, None, id, None).await.expect("results");
+    assert_eq!((pending.metrics.pending_analysis, pending.acceptance.analyzed), (16, 0));
+
+    analyze_all(&w, "1").await;
+    let first = results.results(&p.principal, None, id, None).await.expect("results");
+    assert_eq!((first.metrics.pending_analysis, first.acceptance.analyzed, first.accepted_count), (0, 16, 15));
+    assert!(!first.floor_applied && !first.themes.is_empty() && first.quotes.len() == 6, "{first:#?}");
+    assert_tallies_agree(&w, &p, id).await;
+
+    // A re-analysis replaces each session's tally: nothing is counted twice.
+    let analysis =
+        Analysis::new(w.store.clone(), ScoreMarks(FakeAnalyzer { version: "2" }), w.crypto.clone(), w.clock.clone());
+    assert_eq!(analysis.rerun(id).await.expect("requeued"), 16);
+    analyze_all(&w, "2").await;
+    let again = results.results(&p.principal, None, id, None).await.expect("results");
+    assert_eq!(
+        (again.accepted_count, again.acceptance.analyzed, again.themes.clone(), again.quotes.clone()),
+        (first.accepted_count, first.acceptance.analyzed, first.themes.clone(), first.quotes.clone())
+    );
+    assert_tallies_agree(&w, &p, id).await;
+}
