@@ -2,7 +2,7 @@
 use futures_executor::block_on;
 use pulse_domain::error::ErrorCode;
 use pulse_domain::ids::{BusinessId, WorkspaceId};
-use pulse_domain::tenancy::models::{SECRET_RANDOM_LEN, WellFormedKey, WorkspaceInput};
+use pulse_domain::tenancy::models::{KEY_CACHE_TTL, SECRET_RANDOM_LEN, WellFormedKey, WorkspaceInput};
 use secrecy::ExposeSecret;
 use time::Duration;
 use time::macros::datetime;
@@ -16,6 +16,7 @@ struct World {
     admin: Admin<MemoryStore, TestCrypto, SettableClock>,
     tenancy: Tenancy<MemoryStore, TestCrypto, SettableClock>,
     clock: SettableClock,
+    store: MemoryStore,
 }
 
 fn world() -> World {
@@ -24,8 +25,9 @@ fn world() -> World {
     let clock = SettableClock::new(datetime!(2026-01-01 10:00 UTC));
     World {
         admin: Admin::new(store.clone(), crypto.clone(), clock.clone()),
-        tenancy: Tenancy::new(store, crypto, clock.clone(), 3),
+        tenancy: Tenancy::new(store.clone(), crypto, clock.clone(), 3),
         clock,
+        store,
     }
 }
 
@@ -148,4 +150,32 @@ fn key_requests_are_validated() {
         ..KeyRequest::default()
     };
     assert_eq!(block_on(w.admin.create_key(orphan_ws)).expect_err("ws").code(), ErrorCode::ValidationFailed);
+}
+
+#[test]
+fn a_key_copy_serves_for_a_second_and_never_hides_a_new_workspace() {
+    let w = world();
+    let other_replica = Tenancy::new(w.store.clone(), TestCrypto::default(), w.clock.clone(), 3);
+    let business = block_on(w.admin.create_business("Acme")).expect("business");
+    let issued = key(&w, Some(business.id), &["channel:workspaces"], None);
+    let secret = Some(issued.key.expose_secret());
+    let p = block_on(w.tenancy.authenticate_for(secret, None)).expect("read and kept");
+    assert!(p.workspace_allowlist.is_empty());
+
+    // Created through another replica: this one's copy predates it, and is read again at once.
+    let creator = block_on(other_replica.authenticate(secret)).expect("p");
+    let (ws, _) = block_on(other_replica.create_workspace(&creator, &details("client-1", "Client"))).expect("created");
+    let header = ws.id.to_string();
+    let p = block_on(w.tenancy.authenticate_for(secret, Some(&header))).expect("the new workspace is reached");
+    assert_eq!(p.resolve_workspace(Some(&header)).expect("resolved"), ws.id);
+    assert_eq!(block_on(w.tenancy.authenticate_for(secret, None)).expect("p").default_workspace(), Some(ws.id));
+
+    // A revocation elsewhere is honoured once the copy is a second old, at the latest.
+    block_on(w.admin.revoke_key(&issued.prefix)).expect("revoked");
+    assert!(block_on(w.tenancy.authenticate_for(secret, Some(&header))).is_ok(), "the copy is younger than a second");
+    let fresh = block_on(w.tenancy.authenticate(secret)).expect_err("read from the store");
+    assert_eq!(fresh.code(), ErrorCode::Unauthenticated);
+    w.clock.advance(KEY_CACHE_TTL);
+    let revoked = block_on(w.tenancy.authenticate_for(secret, Some(&header))).expect_err("revoked everywhere");
+    assert!(revoked.to_string().contains("revoked"));
 }

@@ -13,7 +13,7 @@ use pulse_domain::quota::models::QuotaFamily;
 use pulse_domain::tenancy::models::Principal;
 
 use crate::error::ApiError;
-use crate::request::presented_api_key;
+use crate::request::{presented_api_key, workspace_header};
 use crate::state::{AppState, Platform};
 
 pub const PREFIX: &str = "/api/v1/channel";
@@ -31,6 +31,8 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
     );
 }
 
+/// The key as the store holds it now, for routes that show what it reaches.
+///
 /// # Errors
 /// `Unauthenticated` for a missing or bad key.
 pub(crate) async fn authenticate<P: Platform>(state: &AppState<P>, req: &HttpRequest) -> Result<Principal, ApiError> {
@@ -56,7 +58,7 @@ pub(crate) async fn admit<P: Platform>(
     scopes: &[&str],
     family: QuotaFamily,
 ) -> Result<Admitted, ApiError> {
-    let principal = authenticate(state, req).await?;
+    let principal = state.tenancy.authenticate_for(presented_api_key(req), workspace_header(req)).await?;
     principal.require_any_scope(scopes)?;
     principal.require_business()?;
     let subject = key_subject(&principal);

@@ -5,12 +5,12 @@ use crate::ids::{ApiKeyId, BusinessId, ServiceAccountId, WorkspaceId};
 use crate::shared::clock::Clock;
 use crate::shared::crypto::{Crypto, DigestPurpose};
 use crate::tenancy::models::{
-    ApiKeyRecord, Business, NewApiKey, NewWorkspace, PREFIX_LEN, Principal, SECRET_RANDOM_LEN, Scope, WellFormedKey,
-    Workspace, WorkspaceCreation, WorkspaceDetails, WorkspaceInput, slug_for,
+    ApiKeyRecord, Business, KeyCache, NewApiKey, NewWorkspace, PREFIX_LEN, Principal, SECRET_RANDOM_LEN, Scope,
+    WellFormedKey, Workspace, WorkspaceCreation, WorkspaceDetails, WorkspaceInput, slug_for,
 };
 use crate::tenancy::ports::TenancyRepository;
 use secrecy::SecretString;
-use time::Duration;
+use time::{Duration, OffsetDateTime};
 
 /// The workspaces a key reaches.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,27 +25,57 @@ pub struct Tenancy<R, C, K> {
     crypto: C,
     clock: K,
     workspaces_per_business: u32,
+    keys: KeyCache,
 }
 
 impl<R: TenancyRepository, C: Crypto, K: Clock> Tenancy<R, C, K> {
     pub fn new(repo: R, crypto: C, clock: K, workspaces_per_business: u32) -> Self {
-        Self { repo, crypto, clock, workspaces_per_business }
+        Self { repo, crypto, clock, workspaces_per_business, keys: KeyCache::default() }
     }
 
-    /// Turns the presented key text into a principal.
+    /// Turns the presented key text into a principal, reading the key from the store. Routes that
+    /// show the key's workspaces use this one, so a workspace added on another replica is listed.
     ///
     /// # Errors
     /// `Unauthenticated` when no key was sent, or it is malformed, unknown, wrong, revoked or expired.
     pub async fn authenticate(&self, presented: Option<&str>) -> Result<Principal> {
-        let presented = presented.ok_or_else(|| unauthenticated("no API key was sent"))?;
-        let key = WellFormedKey::parse(presented).ok_or_else(|| unauthenticated("the API key is not valid"))?;
-        let record = self
-            .repo
-            .find_api_key(key.prefix())
-            .await?
+        let key = well_formed(presented)?;
+        let now = self.clock.now();
+        let record = self.read_key(&key, now).await?;
+        self.principal(&key, record, now)
+    }
+
+    /// As [`Self::authenticate`] for a call in the workspace `workspace_header` names (or the key's
+    /// only one), from a copy of the key read within [`KEY_CACHE_TTL`](crate::tenancy::models::KEY_CACHE_TTL). A copy that would refuse
+    /// that workspace is read again first: it may predate the workspace.
+    ///
+    /// # Errors
+    /// As [`Self::authenticate`].
+    pub async fn authenticate_for(&self, presented: Option<&str>, workspace_header: Option<&str>) -> Result<Principal> {
+        let key = well_formed(presented)?;
+        let now = self.clock.now();
+        if let Some(record) = self.keys.get(key.prefix(), now) {
+            let principal = self.principal(&key, Some(record), now)?;
+            if principal.resolve_workspace(workspace_header).is_ok() {
+                return Ok(principal);
+            }
+        }
+        let record = self.read_key(&key, now).await?;
+        self.principal(&key, record, now)
+    }
+
+    async fn read_key(&self, key: &WellFormedKey, now: OffsetDateTime) -> Result<Option<ApiKeyRecord>> {
+        let record = self.repo.find_api_key(key.prefix()).await?;
+        if let Some(record) = &record {
+            self.keys.put(record, now);
+        }
+        Ok(record)
+    }
+
+    fn principal(&self, key: &WellFormedKey, record: Option<ApiKeyRecord>, now: OffsetDateTime) -> Result<Principal> {
+        let record = record
             .filter(|r| self.crypto.verify_keyed_digest(DigestPurpose::ApiKey, key.expose_bytes(), &r.digest))
             .ok_or_else(|| unauthenticated("the API key is not valid"))?;
-        let now = self.clock.now();
         if record.revoked_at.is_some_and(|at| at <= now) {
             return Err(unauthenticated("the API key was revoked"));
         }
@@ -85,7 +115,11 @@ impl<R: TenancyRepository, C: Crypto, K: Clock> Tenancy<R, C, K> {
         let new =
             NewWorkspace { id, business_id, slug: slug_for(&details.name, id), details, created_at: self.clock.now() };
         match self.repo.create_workspace(principal.key_id, &new, self.workspaces_per_business).await? {
-            WorkspaceCreation::Created(workspace) => Ok((workspace, true)),
+            WorkspaceCreation::Created(workspace) => {
+                // The key reaches one more workspace than its copy says.
+                self.keys.forget(&principal.key_prefix);
+                Ok((workspace, true))
+            }
             WorkspaceCreation::Existing(workspace) if workspace.details == new.details => Ok((workspace, false)),
             WorkspaceCreation::Existing(_) => Err(Error::refused(
                 ErrorCode::RefConflict,
@@ -93,6 +127,11 @@ impl<R: TenancyRepository, C: Crypto, K: Clock> Tenancy<R, C, K> {
             )),
         }
     }
+}
+
+fn well_formed(presented: Option<&str>) -> Result<WellFormedKey> {
+    let presented = presented.ok_or_else(|| unauthenticated("no API key was sent"))?;
+    WellFormedKey::parse(presented).ok_or_else(|| unauthenticated("the API key is not valid"))
 }
 
 fn unauthenticated(why: &str) -> Error {

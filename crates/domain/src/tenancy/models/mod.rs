@@ -1,8 +1,10 @@
 //! Businesses, service accounts, API keys, principals and workspaces.
 
 mod api_key;
+mod key_cache;
 
 pub use api_key::*;
+pub use key_cache::*;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{ApiKeyId, BusinessId, ServiceAccountId, WorkspaceId};
