@@ -51,6 +51,7 @@ macro_rules! seen_sql {
         )
     };
 }
+pub(crate) use seen_sql;
 
 fn corrupt(what: &str) -> Error {
     Error::internal(format!("an app row has an unknown {what}"))
@@ -124,9 +125,9 @@ struct LockedDeviceRow {
 }
 
 #[derive(QueryableByName)]
-struct BeatRow {
+pub(crate) struct BeatRow {
     #[diesel(sql_type = SqlUuid)]
-    device_id: Uuid,
+    pub(crate) device_id: Uuid,
     #[diesel(sql_type = SqlUuid)]
     workspace_id: Uuid,
     #[diesel(sql_type = Timestamptz)]
@@ -142,7 +143,7 @@ struct BeatRow {
 }
 
 impl BeatRow {
-    fn outcome(row: Option<Self>, now: OffsetDateTime, rate: Option<HeartbeatRate>) -> BeatOutcome {
+    pub(crate) fn outcome(row: Option<Self>, now: OffsetDateTime, rate: Option<HeartbeatRate>) -> BeatOutcome {
         let Some(row) = row else { return BeatOutcome::Refused };
         if let (false, Some(rate)) = (row.allowed, rate) {
             return BeatOutcome::RateLimited { retry_after: row.start - (now + rate.tolerance()) };
@@ -352,7 +353,7 @@ pub(crate) async fn count_feedback(
 
 /// The rate's parameters in SQL: the latest theoretical arrival time that still admits a beat
 /// (null admits every beat) and the interval in seconds.
-fn rate_params(rate: Option<HeartbeatRate>, now: OffsetDateTime) -> (Option<OffsetDateTime>, f64) {
+pub(crate) fn rate_params(rate: Option<HeartbeatRate>, now: OffsetDateTime) -> (Option<OffsetDateTime>, f64) {
     rate.map_or((None, 0.0), |r| (Some(now + r.tolerance()), r.interval.as_seconds_f64()))
 }
 
@@ -556,44 +557,7 @@ impl AppRepository for PgStore {
     }
 
     async fn beat_device(&self, beat: &DeviceBeat) -> Result<BeatOutcome> {
-        let (limit_at, interval) = rate_params(beat.rate, beat.now);
-        // `cur` proves and locks the device and decides the rate; the two updates count the beat
-        // on the device and its latest install only when it is admitted.
-        let rows: Vec<BeatRow> = sql_query(concat!(
-            "WITH cur AS (SELECT id, workspace_id, latest_install_id, ",
-            "GREATEST(COALESCE(heartbeat_tat, $3), $3) AS start, ",
-            "($4::timestamptz IS NULL OR GREATEST(COALESCE(heartbeat_tat, $3), $3) <= $4) AS allowed ",
-            "FROM app_devices WHERE id = $1 AND refresh_digest = $2 AND status = 'ACTIVE' AND refresh_expires_at > $3 ",
-            "FOR NO KEY UPDATE), ",
-            "d AS (UPDATE app_devices AS d SET heartbeat_tat = CASE WHEN $4::timestamptz IS NULL THEN d.heartbeat_tat ",
-            "ELSE cur.start + make_interval(secs => $5) END, ",
-            "heartbeat_count = d.heartbeat_count + 1, app_version = COALESCE($7, d.app_version), ",
-            "os_version = COALESCE($8, d.os_version), locale = COALESCE($9, d.locale), refresh_expires_at = $10, ",
-            seen_sql!("d", "$3", "$6"),
-            " FROM cur WHERE d.id = cur.id AND cur.allowed RETURNING d.refresh_expires_at), ",
-            "i AS (UPDATE app_installs AS i SET heartbeat_count = i.heartbeat_count + 1, ",
-            "app_version = COALESCE($7, i.app_version), os_version = COALESCE($8, i.os_version), ",
-            "locale = COALESCE($9, i.locale), ",
-            seen_sql!("i", "$3", "$6"),
-            " FROM cur WHERE i.id = cur.latest_install_id AND cur.allowed RETURNING i.id, i.campaign_id) ",
-            "SELECT cur.id AS device_id, cur.workspace_id, $10 AS refresh_expires_at, cur.start, cur.allowed, ",
-            "i.id AS install_id, i.campaign_id FROM cur LEFT JOIN i ON true"
-        ))
-        .bind::<SqlUuid, _>(beat.device_id.0)
-        .bind::<Bytea, _>(&beat.refresh_digest)
-        .bind::<Timestamptz, _>(beat.now)
-        .bind::<Nullable<Timestamptz>, _>(limit_at)
-        .bind::<Double, _>(interval)
-        .bind::<Timestamptz, _>(beat.now - APP_SESSION_GAP)
-        .bind::<Nullable<Text>, _>(beat.facts.app_version.as_deref())
-        .bind::<Nullable<Text>, _>(beat.facts.os_version.as_deref())
-        .bind::<Nullable<Text>, _>(beat.facts.locale.as_deref())
-        .bind::<Timestamptz, _>(beat.refresh_expires_at)
-        .cached()
-        .load(&mut self.conn().await?)
-        .await
-        .map_err(from_diesel)?;
-        Ok(BeatRow::outcome(rows.into_iter().next(), beat.now, beat.rate))
+        self.device_beats.submit(beat.clone()).await
     }
 
     async fn beat_install(&self, beat: &InstallBeat) -> Result<BeatOutcome> {

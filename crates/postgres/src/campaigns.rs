@@ -219,7 +219,7 @@ impl LaunchKeyRow {
 
 #[derive(Queryable, Selectable, Insertable)]
 #[diesel(table_name = launch_links, check_for_backend(diesel::pg::Pg))]
-struct LaunchLinkRow {
+pub(crate) struct LaunchLinkRow {
     id: Uuid,
     campaign_id: Uuid,
     nonce_digest: Option<Vec<u8>>,
@@ -348,6 +348,10 @@ fn count(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
 }
 
+fn with_survey((campaign, survey): (CampaignRow, SurveyRow)) -> Result<(Campaign, Survey)> {
+    Ok((campaign.into_domain()?, survey.into_domain()?))
+}
+
 impl CampaignRepository for PgStore {
     async fn create_campaign(&self, survey: Option<&Survey>, campaign: &Campaign) -> Result<()> {
         let row = CampaignRow::from_domain(campaign)?;
@@ -438,6 +442,19 @@ impl CampaignRepository for PgStore {
         }))
     }
 
+    async fn find_campaign(&self, workspace: WorkspaceId, id: CampaignId) -> Result<Option<(Campaign, Survey)>> {
+        let found: Option<(CampaignRow, SurveyRow)> = campaigns::table
+            .inner_join(surveys::table)
+            .filter(campaigns::id.eq(id.0))
+            .filter(campaigns::workspace_id.eq(workspace.0))
+            .select((CampaignRow::as_select(), SurveyRow::as_select()))
+            .first(&mut self.conn().await?)
+            .await
+            .optional()
+            .map_err(from_diesel)?;
+        found.map(with_survey).transpose()
+    }
+
     async fn find_campaign_by_code(&self, code: &str) -> Result<Option<(Campaign, Survey)>> {
         let found: Option<(CampaignRow, SurveyRow)> = campaigns::table
             .inner_join(surveys::table)
@@ -447,7 +464,7 @@ impl CampaignRepository for PgStore {
             .await
             .optional()
             .map_err(from_diesel)?;
-        found.map(|(c, s)| Ok((c.into_domain()?, s.into_domain()?))).transpose()
+        found.map(with_survey).transpose()
     }
 
     async fn find_campaign_in_business(&self, business: BusinessId, id: CampaignId) -> Result<Option<Campaign>> {
@@ -669,12 +686,7 @@ impl LaunchRepository for PgStore {
     }
 
     async fn insert_launch_link(&self, link: &LaunchLink) -> Result<()> {
-        diesel::insert_into(launch_links::table)
-            .values(&LaunchLinkRow::from_domain(link))
-            .execute(&mut self.conn().await?)
-            .await
-            .map_err(from_diesel)?;
-        Ok(())
+        self.link_inserts.submit(LaunchLinkRow::from_domain(link)).await
     }
 
     async fn find_launch_link(&self, campaign: CampaignId, id: LaunchLinkId) -> Result<Option<LaunchLink>> {
@@ -719,83 +731,18 @@ impl LaunchRepository for PgStore {
 
 impl SessionStore for PgStore {
     async fn start_session(&self, session: &NewSession, spend: &Spend) -> Result<()> {
-        let mut conn = self.conn().await?;
-        conn.transaction::<_, TxError, _>(async |conn| {
-            match spend {
-                Spend::Nothing => {}
-                Spend::Link(id) => {
-                    // The row lock makes a concurrent start wait here, then find the link spent.
-                    let spent = diesel::update(
-                        launch_links::table
-                            .filter(launch_links::id.eq(id.0))
-                            .filter(launch_links::campaign_id.eq(session.campaign_id.0))
-                            .filter(launch_links::spent_at.is_null())
-                            .filter(
-                                launch_links::expires_at.is_null().or(launch_links::expires_at.gt(session.started_at)),
-                            ),
-                    )
-                    .set(launch_links::spent_at.eq(session.started_at))
-                    .execute(conn)
-                    .await?;
-                    if spent != 1 {
-                        return Err(TxError::Domain(token_invalid()));
-                    }
-                }
-                Spend::Token { key_id, jti, expires_at } => {
-                    let spent = diesel::insert_into(spent_launch_tokens::table)
-                        .values((
-                            spent_launch_tokens::campaign_id.eq(session.campaign_id.0),
-                            spent_launch_tokens::jti.eq(jti),
-                            spent_launch_tokens::launch_key_id.eq(key_id.0),
-                            spent_launch_tokens::expires_at.eq(expires_at),
-                            spent_launch_tokens::spent_at.eq(session.started_at),
-                        ))
-                        .on_conflict_do_nothing()
-                        .execute(conn)
-                        .await?;
-                    if spent != 1 {
-                        return Err(TxError::Domain(token_invalid()));
-                    }
-                    // A key revoked since the token was checked no longer starts anything.
-                    let live =
-                        diesel::update(launch_keys::table.find(key_id.0).filter(launch_keys::revoked_at.is_null()))
-                            .set(launch_keys::last_used_at.eq(session.started_at))
-                            .execute(conn)
-                            .await?;
-                    if live != 1 {
-                        return Err(TxError::Domain(token_invalid()));
-                    }
-                }
-            }
-            diesel::insert_into(sessions::table)
-                .values((
-                    sessions::id.eq(session.id.0),
-                    sessions::campaign_id.eq(session.campaign_id.0),
-                    sessions::token_digest.eq(&session.token_digest),
-                    sessions::language.eq(session.language.as_str()),
-                    sessions::respondent_id.eq(session.respondent_id.map(|r| r.0)),
-                    sessions::launch_link_id.eq(session.launch_link_id.map(|l| l.0)),
-                    sessions::launch_key_id.eq(session.launch_key_id.map(|k| k.0)),
-                    sessions::external_user_digest.eq(&session.external_user_digest),
-                    sessions::tags.eq(&session.tags),
-                    sessions::context.eq(serde_json::Value::Object(session.context.clone())),
-                    sessions::status.eq(SessionStatus::Started.as_str()),
-                    sessions::total.eq(i32::try_from(session.total_questions).unwrap_or(i32::MAX)),
-                    sessions::started_at.eq(session.started_at),
-                    sessions::device_id.eq(session.attribution.map(|a| a.device_id.0)),
-                    sessions::app_user_id.eq(session.attribution.and_then(|a| a.user_id).map(|u| u.0)),
-                    sessions::app_install_id.eq(session.attribution.and_then(|a| a.install_id).map(|i| i.0)),
-                    sessions::identity.eq(session.attribution.map(|a| a.identity.as_str())),
-                ))
-                .execute(conn)
-                .await?;
-            if let Some(attribution) = &session.attribution {
-                crate::apps::count_feedback(conn, attribution).await?;
-            }
-            Ok(())
-        })
-        .await?;
-        Ok(())
+        if self.session_starts.submit((session.clone(), spend.clone())).await? { Ok(()) } else { Err(token_invalid()) }
+    }
+
+    async fn completed_sessions(&self, campaign: CampaignId) -> Result<u64> {
+        let completed: i64 = sessions::table
+            .filter(sessions::campaign_id.eq(campaign.0))
+            .filter(sessions::status.eq(SessionStatus::Completed.as_str()))
+            .count()
+            .get_result(&mut self.conn().await?)
+            .await
+            .map_err(from_diesel)?;
+        Ok(u64::try_from(completed).unwrap_or(0))
     }
 
     async fn find_session(&self, campaign: CampaignId, id: SessionId) -> Result<Option<SessionRecord>> {

@@ -2,15 +2,19 @@
 
 mod analysis;
 mod apps;
+mod batch;
 mod campaign_terms;
 mod campaigns;
 mod error;
 mod exports;
+mod heartbeats;
+mod links;
 pub mod local;
 mod migrate;
 mod outreach;
 mod pool;
 mod schema;
+mod starts;
 mod statement;
 mod store;
 #[cfg(feature = "test-db")]

@@ -15,24 +15,43 @@ use pulse_domain::tenancy::models::{
 };
 use pulse_domain::tenancy::ports::TenancyRepository;
 use pulse_domain::{Error, ErrorCode, Result};
+use std::sync::Arc;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::batch::{BatchLimits, GroupCommit};
 use crate::error::{from_diesel, from_pool, violated_constraint};
+use crate::heartbeats::DeviceBeats;
+use crate::links::LinkInserts;
 use crate::schema::{
     api_key_workspaces, api_keys, businesses, idempotency_keys, quota_windows, service_accounts, workspaces,
 };
+use crate::starts::SessionStarts;
 use crate::statement::Cached as _;
 
-/// The Postgres implementation of every repository port. Cloning shares the pool.
+/// The Postgres implementation of every repository port. Cloning shares the pool and the
+/// group-commit queues.
 #[derive(Clone)]
 pub struct PgStore {
     pool: Pool<AsyncPgConnection>,
+    pub(crate) device_beats: Arc<GroupCommit<DeviceBeats>>,
+    pub(crate) link_inserts: Arc<GroupCommit<LinkInserts>>,
+    pub(crate) session_starts: Arc<GroupCommit<SessionStarts>>,
 }
+
+/// Heartbeats, links and sessions are small rows: a group of a few hundred is still one short
+/// statement (a start that spends a link or token adds one more). Two groups in flight keep the
+/// database busy while the next one gathers.
+const HEARTBEAT_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
+const LINK_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
+const START_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
 
 impl PgStore {
     pub(crate) fn new(pool: Pool<AsyncPgConnection>) -> Self {
-        Self { pool }
+        let device_beats = Arc::new(GroupCommit::new(DeviceBeats::new(pool.clone()), HEARTBEAT_BATCHES));
+        let link_inserts = Arc::new(GroupCommit::new(LinkInserts::new(pool.clone()), LINK_BATCHES));
+        let session_starts = Arc::new(GroupCommit::new(SessionStarts::new(pool.clone()), START_BATCHES));
+        Self { pool, device_beats, link_inserts, session_starts }
     }
 
     pub(crate) async fn conn(&self) -> Result<Object<AsyncPgConnection>> {

@@ -33,6 +33,16 @@ pub trait CampaignRepository: Send + Sync + 'static {
         id: CampaignId,
     ) -> impl Future<Output = Result<Option<CampaignOverview>>> + Send;
 
+    /// A campaign of the workspace with its survey, without counting anything (minting reads it).
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn find_campaign(
+        &self,
+        workspace: WorkspaceId,
+        id: CampaignId,
+    ) -> impl Future<Output = Result<Option<(Campaign, Survey)>>> + Send;
+
     /// The campaign with this public code, with its survey.
     ///
     /// # Errors

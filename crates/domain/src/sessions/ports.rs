@@ -15,6 +15,13 @@ pub trait SessionStore: Send + Sync + 'static {
     /// `Internal`/`Unavailable` otherwise.
     fn start_session(&self, session: &NewSession, spend: &Spend) -> impl Future<Output = Result<()>> + Send;
 
+    /// How many of the campaign's sessions are completed (the `maxResponses` rule reads it on
+    /// every start, so it counts nothing else).
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn completed_sessions(&self, campaign: CampaignId) -> impl Future<Output = Result<u64>> + Send;
+
     /// A session of the campaign.
     ///
     /// # Errors

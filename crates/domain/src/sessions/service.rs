@@ -271,8 +271,7 @@ where
 
     async fn check_capacity(&self, campaign: &Campaign) -> Result<()> {
         let Some(max) = campaign.quality.max_responses else { return Ok(()) };
-        let overview = self.repo.campaign_overview(campaign.workspace_id, campaign.id).await?;
-        if overview.is_some_and(|o| o.counts.completed >= u64::from(max)) {
+        if self.repo.completed_sessions(campaign.id).await? >= u64::from(max) {
             return Err(Error::Refused(Refusal {
                 code: ErrorCode::RateLimited,
                 description: "responses are paused for this campaign: it has all the responses it asked for".into(),

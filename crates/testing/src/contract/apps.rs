@@ -1,7 +1,11 @@
-//! `AppRepository`: device pages follow registration order and stay whole under inserts.
+//! `AppRepository`: device pages follow registration order and stay whole under inserts;
+//! heartbeats arriving together are each counted once and rated in turn.
 
-use pulse_domain::apps::models::RegisterInput;
+use futures_util::future::join_all;
+use pulse_domain::apps::models::{HeartbeatInput, RegisterInput};
 use pulse_domain::ids::DeviceId;
+use pulse_domain::{Error, ErrorCode, Result};
+use secrecy::ExposeSecret as _;
 
 use super::{Store, World};
 
@@ -34,4 +38,65 @@ pub async fn device_pages_keep_registration_order_while_devices_arrive<S: Store>
         cursor = page.next_cursor;
     }
     assert_eq!(seen, registered);
+}
+
+fn beat(device: DeviceId, refresh_token: &str) -> HeartbeatInput {
+    HeartbeatInput {
+        device_id: Some(device.to_string()),
+        refresh_token: Some(refresh_token.to_owned()),
+        app_version: Some("1.1".into()),
+        ..HeartbeatInput::default()
+    }
+}
+
+pub async fn heartbeats_arriving_together_are_each_counted_once_and_rated_in_turn<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let campaign = w.open_campaign(&partner).await.campaign;
+    let beats_each = 5;
+
+    // What one device's beats at one instant give, one after the other.
+    let alone = w.apps.register(install(&campaign.code)).await.expect("registered");
+    let mut allowed = 0;
+    for _ in 0..beats_each {
+        allowed +=
+            usize::from(w.apps.heartbeat(beat(alone.device_id, alone.refresh_token.expose_secret())).await.is_ok());
+    }
+    assert!(allowed > 0 && allowed < beats_each, "the burst admits some of {beats_each} beats, not {allowed}");
+
+    let mut devices = Vec::new();
+    for _ in 0..4 {
+        devices.push(w.apps.register(install(&campaign.code)).await.expect("registered"));
+    }
+    let mut owners = Vec::new();
+    let mut calls = Vec::new();
+    for round in 0..beats_each {
+        for device in &devices {
+            owners.push(Some(device.device_id));
+            calls.push(w.apps.heartbeat(beat(device.device_id, device.refresh_token.expose_secret())));
+        }
+        if round == 0 {
+            owners.push(None);
+            calls.push(w.apps.heartbeat(beat(devices[0].device_id, "not-the-refresh-token")));
+        }
+    }
+    let results: Vec<(Option<DeviceId>, Result<_>)> = owners.into_iter().zip(join_all(calls).await).collect();
+
+    let forged: Vec<ErrorCode> = results
+        .iter()
+        .filter(|(owner, _)| owner.is_none())
+        .map(|(_, r)| r.as_ref().map_or_else(Error::code, |_| ErrorCode::Internal))
+        .collect();
+    assert_eq!(forged, [ErrorCode::DeviceAuthInvalid]);
+    let page = w.apps.devices(&partner.principal, None, None, Some("10"), None).await.expect("a page");
+    for device in &devices {
+        let own: Vec<_> =
+            results.iter().filter(|(owner, _)| *owner == Some(device.device_id)).map(|(_, r)| r).collect();
+        let refusals: Vec<ErrorCode> = own.iter().filter_map(|r| r.as_ref().err()).map(Error::code).collect();
+        assert_eq!(own.len() - refusals.len(), allowed, "each device admits as many beats as one alone");
+        assert!(refusals.iter().all(|c| *c == ErrorCode::RateLimited), "{refusals:?}");
+        let view = page.items.iter().find(|d| d.device_id == device.device_id).expect("listed");
+        assert_eq!(view.activity.heartbeat_count, allowed as u64, "every admitted beat is counted once");
+        assert_eq!(view.app_version, "1.1");
+    }
 }

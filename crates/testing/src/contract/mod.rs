@@ -13,6 +13,7 @@ pub mod exports;
 pub mod idempotency;
 pub mod outreach;
 pub mod quota;
+pub mod results;
 pub mod sessions;
 pub mod tenancy;
 pub mod webhooks;
@@ -309,12 +310,18 @@ macro_rules! contract_suite {
                 spent_partner_tokens_are_forgotten_once_expired,
                 a_link_is_spent_once_and_never_after_it_expires,
                 two_concurrent_starts_spend_a_link_once,
+                a_start_the_store_cannot_write_fails_alone,
             }
             apps {
                 device_pages_keep_registration_order_while_devices_arrive,
+                heartbeats_arriving_together_are_each_counted_once_and_rated_in_turn,
             }
             analysis {
                 a_finished_sessions_job_is_claimed_once_per_lease_and_released_by_its_holder,
+            }
+            results {
+                tallied_results_equal_results_computed_from_every_answer,
+                tallied_means_on_rounding_boundaries_equal_those_computed_from_every_answer,
             }
             exports {
                 an_export_is_read_back_only_in_its_workspace,

@@ -4,12 +4,12 @@
 use pulse_domain::ErrorCode;
 use pulse_domain::campaigns::models::{LINK_LIFETIME, LanguageTag, LaunchClaims};
 use pulse_domain::campaigns::ports::LaunchTokenCodec;
-use pulse_domain::ids::{LaunchLinkId, SessionId};
+use pulse_domain::ids::{CampaignId, LaunchLinkId, SessionId};
 use pulse_domain::sessions::models::{NewSession, Spend};
 use pulse_domain::shared::clock::Clock;
 use pulse_domain::studio::models::{PERMISSION_BUILD, PERMISSION_VIEW, StudioClaims};
 use secrecy::ExposeSecret;
-use time::Duration;
+use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use super::{Store, World};
@@ -64,21 +64,7 @@ pub async fn a_link_is_spent_once_and_never_after_it_expires<S: Store>(store: S)
     let link_of = |token: &str| -> LaunchLinkId {
         FakeTokens.verify_link(token).expect("a link token").jti.parse().expect("a link id")
     };
-    let session = |at| NewSession {
-        id: SessionId::new_random(),
-        campaign_id: campaign.id,
-        token_digest: b"digest".to_vec(),
-        language: LanguageTag::parse("language", "en").expect("a tag"),
-        respondent_id: None,
-        launch_link_id: None,
-        launch_key_id: None,
-        external_user_digest: None,
-        tags: vec![],
-        context: serde_json::Map::new(),
-        attribution: None,
-        total_questions: 2,
-        started_at: at,
-    };
+    let session = |at| plain_session(campaign.id, at);
 
     let fresh = link_of(&w.minted_token(&partner, &overview).await);
     let now = w.clock.now();
@@ -101,4 +87,44 @@ pub async fn two_concurrent_starts_spend_a_link_once<S: Store>(store: S) {
     let (first, second) = futures_util::future::join(w.start(code, &token), w.start(code, &token)).await;
     let refused: Vec<ErrorCode> = [first, second].into_iter().filter_map(|r| r.err().map(|e| e.code())).collect();
     assert_eq!(refused, [ErrorCode::LaunchTokenInvalid], "exactly one start wins");
+}
+
+pub async fn a_start_the_store_cannot_write_fails_alone<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let campaign = w.open_campaign(&partner).await.campaign;
+    let session = || plain_session(campaign.id, w.clock.now());
+    let taken = session();
+    w.store.start_session(&taken, &Spend::Nothing).await.expect("the first start");
+
+    // Starts arriving together may be written together; the one whose id is taken must not take
+    // the others down with it.
+    let others: Vec<NewSession> = (0..6).map(|_| session()).collect();
+    let mut starts = vec![w.store.start_session(&taken, &Spend::Nothing)];
+    starts.extend(others.iter().map(|s| w.store.start_session(s, &Spend::Nothing)));
+    let results = futures_util::future::join_all(starts).await;
+    assert!(results[0].is_err(), "a session id is used once");
+    assert!(results[1..].iter().all(Result::is_ok), "{:?}", results.iter().map(Result::is_ok).collect::<Vec<_>>());
+    for other in &others {
+        assert!(w.store.find_session(campaign.id, other.id).await.expect("read").is_some());
+    }
+}
+
+/// A session of `campaign` started at `at` with nothing spent and nothing attributed.
+fn plain_session(campaign: CampaignId, at: OffsetDateTime) -> NewSession {
+    NewSession {
+        id: SessionId::new_random(),
+        campaign_id: campaign,
+        token_digest: SessionId::new_random().to_string().into_bytes(),
+        language: LanguageTag::parse("language", "en").expect("a tag"),
+        respondent_id: None,
+        launch_link_id: None,
+        launch_key_id: None,
+        external_user_digest: None,
+        tags: vec![],
+        context: serde_json::Map::new(),
+        attribution: None,
+        total_questions: 2,
+        started_at: at,
+    }
 }

@@ -53,6 +53,16 @@ impl CampaignRepository for MemoryStore {
         state.campaigns.get(&id).filter(|c| c.workspace_id == workspace).map(|c| state.overview(c)).transpose()
     }
 
+    async fn find_campaign(&self, workspace: WorkspaceId, id: CampaignId) -> Result<Option<(Campaign, Survey)>> {
+        let state = self.state();
+        state
+            .campaigns
+            .get(&id)
+            .filter(|c| c.workspace_id == workspace)
+            .map(|c| Ok((c.clone(), state.survey_of(c)?)))
+            .transpose()
+    }
+
     async fn find_campaign_by_code(&self, code: &str) -> Result<Option<(Campaign, Survey)>> {
         let state = self.state();
         state.campaigns.values().find(|c| c.code == code).map(|c| Ok((c.clone(), state.survey_of(c)?))).transpose()

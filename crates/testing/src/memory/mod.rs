@@ -25,6 +25,7 @@ use pulse_domain::ids::{
     SurveyId, WebhookId, WorkspaceId,
 };
 use pulse_domain::quota::models::QuotaFamily;
+use pulse_domain::results::models::SessionTally;
 use pulse_domain::sessions::models::{NewSession, Progress, SessionRecord, SessionStatus, StoredAnswer};
 use pulse_domain::shared::health::HealthCheck;
 use pulse_domain::tenancy::models::{ApiKeyRecord, Business, Workspace};
@@ -68,6 +69,10 @@ struct State {
     deliveries: Vec<DeliveryRow>,
     analysis_jobs: HashMap<SessionId, AnalysisJobRow>,
     analyses: HashMap<SessionId, AnalysisRow>,
+    /// Each analyzed session's tally under its final verdict.
+    tallies: HashMap<SessionId, (Option<Rejection>, SessionTally)>,
+    /// Campaigns' sealed phrases by key and label digests.
+    result_phrases: HashMap<(CampaignId, Vec<u8>, Vec<u8>), Vec<u8>>,
     exports: HashMap<ExportId, ExportRow>,
     /// Fetches per download link and hour.
     link_fetches: HashMap<(Uuid, OffsetDateTime), u32>,
@@ -248,6 +253,15 @@ pub struct MemoryStore {
 impl MemoryStore {
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Forgets every session's results tally, as a store holds none for sessions analyzed before
+    /// tallies existed (results then count them as pending until their analysis is recorded
+    /// again). For tests of that catching up.
+    pub fn forget_result_tallies(&self) {
+        let mut state = self.state();
+        state.tallies.clear();
+        state.result_phrases.clear();
     }
 }
 

@@ -59,6 +59,15 @@ impl SessionStore for MemoryStore {
         Ok(())
     }
 
+    async fn completed_sessions(&self, campaign: CampaignId) -> Result<u64> {
+        let state = self.state();
+        Ok(state
+            .sessions
+            .values()
+            .filter(|s| s.session.campaign_id == campaign && s.status == SessionStatus::Completed)
+            .count() as u64)
+    }
+
     async fn find_session(&self, campaign: CampaignId, id: SessionId) -> Result<Option<SessionRecord>> {
         Ok(self.state().sessions.get(&id).filter(|s| s.session.campaign_id == campaign).map(SessionRow::record))
     }

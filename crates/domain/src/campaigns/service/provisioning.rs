@@ -291,19 +291,18 @@ where
         principal.require_scope(Scope::LAUNCH)?;
         let workspace = principal.resolve_workspace(workspace_header)?;
         let request = LaunchRequest::parse(input)?;
-        let overview = self
+        let (campaign, survey) = self
             .repo
-            .campaign_overview(workspace, request.campaign_id)
+            .find_campaign(workspace, request.campaign_id)
             .await?
             .ok_or_else(|| Error::not_found("campaign"))?;
-        let campaign = &overview.campaign;
         if campaign.status != CampaignStatus::Active {
             return Err(Error::refused(
                 ErrorCode::CampaignNotCollecting,
                 format!("the campaign is {}, not ACTIVE; launch it first", campaign.status.as_str()),
             ));
         }
-        let language = overview.survey.resolve_language(request.language.as_deref()).clone();
+        let language = survey.resolve_language(request.language.as_deref()).clone();
         let now = self.clock.now();
         let expires_at = (now + LINK_LIFETIME).replace_nanosecond(0).unwrap_or(now + LINK_LIFETIME);
         let id = LaunchLinkId::new_random();
