@@ -45,6 +45,9 @@ struct Args {
     /// A quick run so the harness cannot rot (CI): 1 second, 4 connections, 16 devices.
     #[arg(long)]
     smoke: bool,
+    /// Runs only these workloads (heartbeat, mint, register, start), e.g. `--only mint,start`.
+    #[arg(long, value_delimiter = ',', value_parser = ["heartbeat", "mint", "register", "start"])]
+    only: Vec<String>,
     /// The maintenance database of the PostgreSQL to use; the benchmark's databases are created
     /// and dropped next to it.
     #[arg(long, default_value = "postgres://postgres@127.0.0.1:5432/postgres")]
@@ -129,7 +132,10 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let seeded = seed::seed(&pulse, &http, plan.devices).await?;
 
     let mut rows = Vec::new();
-    for workload in workloads::all(&seeded, plan.threads) {
+    let chosen = workloads::all(&seeded, plan.threads)
+        .into_iter()
+        .filter(|w| args.only.is_empty() || args.only.iter().any(|slug| slug == w.slug));
+    for workload in chosen {
         workload.probe(&http).await?;
         say(format_args!("wrk: {}, {} connections, {} s", workload.name, plan.connections, plan.duration));
         let measured = workload.run(serving.base_url(), &plan, work.path()).await?;

@@ -23,8 +23,8 @@ const VENDOR_ID_SLOT: &str = "@VENDOR_DEVICE_ID@";
 /// One workload: what wrk sends, and the target for its ratio to pgbench's TPS.
 pub struct Workload {
     pub name: &'static str,
-    /// The file name of its script.
-    slug: &'static str,
+    /// The file name of its script, and its name for `--only`.
+    pub slug: &'static str,
     pub target: f64,
     path: String,
     script: String,
