@@ -132,7 +132,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let seeded = seed::seed(&pulse, &http, plan.devices).await?;
 
     let mut rows = Vec::new();
-    let chosen = workloads::all(&seeded, plan.threads)
+    let chosen = workloads::all(&seeded)
         .into_iter()
         .filter(|w| args.only.is_empty() || args.only.iter().any(|slug| slug == w.slug));
     for workload in chosen {

@@ -1,91 +1,225 @@
-//! The workloads: a Lua script for wrk each, a probe that checks one request answers as it should
-//! before wrk runs, and the reading of wrk's report.
+//! The workloads: what each request is, the Lua script wrk runs from it, a probe that checks one
+//! request answers as it should before wrk runs, and the reading of wrk's report.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context as _, bail, ensure};
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tokio::process::Command;
 
 use crate::Plan;
-use crate::seed::{Device, Http, Seeded, register_body};
+use crate::seed::{Http, Seeded, register_body};
 use crate::tools::output;
 
 const HEARTBEAT: &str = "/api/v1/apps/heartbeat";
 const REGISTER: &str = "/api/v1/apps/register";
 const MINT: &str = "/api/v1/channel/launch";
 
+/// Every workload's method.
+pub const METHOD: Method = Method::POST;
+
 /// Stands for the per-request part of a register body in its template.
 const VENDOR_ID_SLOT: &str = "@VENDOR_DEVICE_ID@";
 
-/// One workload: what wrk sends, and the issue's target for its ratio to pgbench's TPS.
+/// How the `vendorDeviceId` of a new device begins, per sender, so that no two registers of a run
+/// share one (seeding uses `seed-`).
+const PROBE_VENDOR_ID: &str = "probe";
+const WRK_VENDOR_IDS: &str = "bench-";
+
+/// One workload: what it sends, and the issue's target for its ratio to pgbench's TPS.
 pub struct Workload {
     pub name: &'static str,
     /// The file name of its script, and its name for `--only`.
     pub slug: &'static str,
     pub target: f64,
-    path: String,
-    script: String,
-    probe: Probe,
-}
-
-/// One request like those of the script, sent before wrk runs, and the status it must get.
-struct Probe {
-    bearer: Option<String>,
-    body: Value,
+    pub requests: Requests,
+    /// The status the probe must get.
     expect: StatusCode,
 }
 
+/// What every request of a workload is: a JSON body sent with [`METHOD`] to `path`, with the API
+/// key when there is one. The wrk script and the probe are made from it.
+pub struct Requests {
+    pub path: String,
+    bearer: Option<String>,
+    bodies: Bodies,
+}
+
+enum Bodies {
+    /// The same body every time.
+    Same(Value),
+    /// Each request the next of these, round and round.
+    Rotating(Vec<Value>),
+    /// A register of a device no request used before, in the campaign of this code.
+    NewDevice(String),
+}
+
 /// The four workloads of issue 15, in its order.
-pub fn all(seeded: &Seeded, threads: u32) -> Vec<Workload> {
-    let start = format!("/api/v1/public/pulse/{}/start", seeded.code);
-    let mint = json!({ "campaignId": seeded.campaign_id, "language": "en" });
-    let consent = json!({ "consentGiven": true, "language": "en" });
+pub fn all(seeded: &Seeded) -> Vec<Workload> {
+    let heartbeats = seeded
+        .devices
+        .iter()
+        .map(|device| json!({ "deviceId": device.id, "refreshToken": device.refresh_token, "appVersion": "5.2.0" }));
     vec![
         Workload {
             name: "heartbeat v2",
             slug: "heartbeat",
             target: 1.5,
-            path: HEARTBEAT.to_owned(),
-            script: heartbeat_script(&seeded.devices, threads),
-            probe: Probe {
+            requests: Requests {
+                path: HEARTBEAT.to_owned(),
                 bearer: None,
-                body: seeded.devices.first().map(heartbeat_body).unwrap_or_default(),
-                expect: StatusCode::OK,
+                bodies: Bodies::Rotating(heartbeats.collect()),
             },
+            expect: StatusCode::OK,
         },
         Workload {
             name: "POST CH/launch (mint)",
             slug: "mint",
             target: 1.0,
-            path: MINT.to_owned(),
-            script: static_script(&mint, Some(&seeded.key)),
-            probe: Probe { bearer: Some(seeded.key.clone()), body: mint, expect: StatusCode::CREATED },
+            requests: Requests {
+                path: MINT.to_owned(),
+                bearer: Some(seeded.key.clone()),
+                bodies: Bodies::Same(json!({ "campaignId": seeded.campaign_id, "language": "en" })),
+            },
+            expect: StatusCode::CREATED,
         },
         Workload {
             name: "register (new device)",
             slug: "register",
             target: 1.0,
-            path: REGISTER.to_owned(),
-            script: register_script(&seeded.code),
-            probe: Probe { bearer: None, body: register_body(&seeded.code, "probe"), expect: StatusCode::CREATED },
+            requests: Requests {
+                path: REGISTER.to_owned(),
+                bearer: None,
+                bodies: Bodies::NewDevice(seeded.code.clone()),
+            },
+            expect: StatusCode::CREATED,
         },
         Workload {
             name: "public start (open campaign)",
             slug: "start",
             target: 1.0,
-            path: start,
-            script: static_script(&consent, None),
-            probe: Probe { bearer: None, body: consent, expect: StatusCode::CREATED },
+            requests: Requests {
+                path: format!("/api/v1/public/pulse/{}/start", seeded.code),
+                bearer: None,
+                bodies: Bodies::Same(json!({ "consentGiven": true, "language": "en" })),
+            },
+            expect: StatusCode::CREATED,
         },
     ]
 }
 
-/// A v2 heartbeat of `device`.
-fn heartbeat_body(device: &Device) -> Value {
-    json!({ "deviceId": device.id, "refreshToken": device.refresh_token, "appVersion": "5.2.0" })
+impl Requests {
+    /// The headers of every request.
+    pub fn headers(&self) -> Vec<(&'static str, String)> {
+        let mut headers = vec![("Content-Type", "application/json".to_owned())];
+        if let Some(key) = &self.bearer {
+            headers.push(("Authorization", format!("Bearer {key}")));
+        }
+        headers
+    }
+
+    /// The body of the probe: the first of the rotation, or a register of its own device.
+    fn probe_body(&self) -> Value {
+        match &self.bodies {
+            Bodies::Same(body) => body.clone(),
+            Bodies::Rotating(bodies) => bodies.first().cloned().unwrap_or_default(),
+            Bodies::NewDevice(code) => register_body(code, PROBE_VENDOR_ID),
+        }
+    }
+
+    /// The Lua script that makes wrk send these requests with `threads` threads.
+    pub fn wrk_script(&self, threads: u32) -> String {
+        match &self.bodies {
+            Bodies::Same(body) => self.static_script(body),
+            Bodies::Rotating(bodies) => self.rotating_script(bodies, threads),
+            Bodies::NewDevice(code) => self.register_script(code),
+        }
+    }
+
+    /// The headers as a Lua table.
+    fn lua_headers(&self) -> String {
+        let pairs: Vec<String> = self
+            .headers()
+            .iter()
+            .map(|(name, value)| format!("[{}] = {}", lua_string(name), lua_string(value)))
+            .collect();
+        format!("{{ {} }}", pairs.join(", "))
+    }
+
+    /// Every request the same: wrk builds it once.
+    fn static_script(&self, body: &Value) -> String {
+        let mut script = String::from("-- pulse-bench: the same request every time\n");
+        let _ = writeln!(script, "wrk.method = {}", lua_string(METHOD.as_str()));
+        let _ = writeln!(script, "wrk.body = {}", lua_string(&body.to_string()));
+        for (name, value) in self.headers() {
+            let _ = writeln!(script, "wrk.headers[{}] = {}", lua_string(name), lua_string(&value));
+        }
+        script
+    }
+
+    /// Rotates through the bodies: thread `t` of `T` sends bodies t, t+T, t+2T, … so the threads
+    /// never share one (a heartbeat's device) and consecutive requests of a thread differ. The
+    /// requests are formatted once, in `init`.
+    fn rotating_script(&self, bodies: &[Value], threads: u32) -> String {
+        let mut script = String::from("-- pulse-bench: rotating through the bodies\n");
+        let _ = writeln!(script, "local THREADS = {threads}");
+        script.push_str("local bodies = {\n");
+        for body in bodies {
+            let _ = writeln!(script, "  {},", lua_string(&body.to_string()));
+        }
+        script.push_str("}\n");
+        script.push_str(THREAD_IDS);
+        let _ = write!(
+            script,
+            "function init(args)\n\
+             \x20 local headers = {headers}\n\
+             \x20 requests = {{}}\n\
+             \x20 for i, body in ipairs(bodies) do\n\
+             \x20   requests[i] = wrk.format({method}, {path}, headers, body)\n\
+             \x20 end\n\
+             \x20 index = tid\n\
+             end\n\
+             function request()\n\
+             \x20 local r = requests[(index % #requests) + 1]\n\
+             \x20 index = index + THREADS\n\
+             \x20 return r\n\
+             end\n",
+            headers = self.lua_headers(),
+            method = lua_string(METHOD.as_str()),
+            path = lua_string(&self.path),
+        );
+        script
+    }
+
+    /// A new device per request: its `vendorDeviceId` is `bench-<thread>-<count>`, unique in the
+    /// run.
+    fn register_script(&self, code: &str) -> String {
+        let template = register_body(code, VENDOR_ID_SLOT).to_string();
+        let (before, after) = template.split_once(VENDOR_ID_SLOT).unwrap_or((&template, ""));
+        let mut script = String::from("-- pulse-bench: registers, each of a new device\n");
+        let _ = writeln!(script, "local BEFORE = {}", lua_string(before));
+        let _ = writeln!(script, "local AFTER = {}", lua_string(after));
+        let _ = writeln!(script, "local PREFIX = {}", lua_string(WRK_VENDOR_IDS));
+        script.push_str(THREAD_IDS);
+        let _ = write!(
+            script,
+            "function init(args)\n\
+             \x20 headers = {headers}\n\
+             \x20 count = 0\n\
+             end\n\
+             function request()\n\
+             \x20 count = count + 1\n\
+             \x20 local body = BEFORE .. PREFIX .. tid .. \"-\" .. count .. AFTER\n\
+             \x20 return wrk.format({method}, {path}, headers, body)\n\
+             end\n",
+            headers = self.lua_headers(),
+            method = lua_string(METHOD.as_str()),
+            path = lua_string(&self.path),
+        );
+        script
+    }
 }
 
 /// `text` as a Lua string literal.
@@ -106,84 +240,17 @@ fn lua_string(text: &str) -> String {
     literal
 }
 
-/// Every request the same: wrk builds it once.
-fn static_script(body: &Value, bearer: Option<&str>) -> String {
-    let mut script = String::from("-- pulse-bench: the same POST every time\nwrk.method = \"POST\"\n");
-    let _ = writeln!(script, "wrk.body = {}", lua_string(&body.to_string()));
-    script.push_str("wrk.headers[\"Content-Type\"] = \"application/json\"\n");
-    if let Some(key) = bearer {
-        let _ = writeln!(script, "wrk.headers[\"Authorization\"] = {}", lua_string(&format!("Bearer {key}")));
-    }
-    script
-}
-
 /// Numbers wrk's threads 0, 1, … (`setup` runs in the main Lua state; `thread:set` makes `tid` a
 /// global of the thread's own state before its `init`).
 const THREAD_IDS: &str = "local created = 0\n\
 function setup(thread)\n  thread:set(\"tid\", created)\n  created = created + 1\nend\n";
 
-/// Rotates through the devices: thread `t` of `T` sends devices t, t+T, t+2T, … so the threads
-/// never share a device and consecutive requests of a thread go to different devices. The
-/// requests are formatted once, in `init`.
-fn heartbeat_script(devices: &[Device], threads: u32) -> String {
-    let mut script = String::from("-- pulse-bench: v2 heartbeats, rotating through registered devices\n");
-    let _ = writeln!(script, "local THREADS = {threads}");
-    script.push_str("local bodies = {\n");
-    for device in devices {
-        let _ = writeln!(script, "  {},", lua_string(&heartbeat_body(device).to_string()));
-    }
-    script.push_str("}\n");
-    script.push_str(THREAD_IDS);
-    let _ = write!(
-        script,
-        "function init(args)\n\
-         \x20 local headers = {{ [\"Content-Type\"] = \"application/json\" }}\n\
-         \x20 requests = {{}}\n\
-         \x20 for i, body in ipairs(bodies) do\n\
-         \x20   requests[i] = wrk.format(\"POST\", {path}, headers, body)\n\
-         \x20 end\n\
-         \x20 index = tid\n\
-         end\n\
-         function request()\n\
-         \x20 local r = requests[(index % #requests) + 1]\n\
-         \x20 index = index + THREADS\n\
-         \x20 return r\n\
-         end\n",
-        path = lua_string(HEARTBEAT),
-    );
-    script
-}
-
-/// A new device per request: its `vendorDeviceId` is `bench-<thread>-<count>`, unique in the run.
-fn register_script(code: &str) -> String {
-    let template = register_body(code, VENDOR_ID_SLOT).to_string();
-    let (before, after) = template.split_once(VENDOR_ID_SLOT).unwrap_or((&template, ""));
-    let mut script = String::from("-- pulse-bench: registers, each of a new device\n");
-    let _ = writeln!(script, "local BEFORE = {}", lua_string(before));
-    let _ = writeln!(script, "local AFTER = {}", lua_string(after));
-    script.push_str(THREAD_IDS);
-    let _ = write!(
-        script,
-        "function init(args)\n\
-         \x20 headers = {{ [\"Content-Type\"] = \"application/json\" }}\n\
-         \x20 count = 0\n\
-         end\n\
-         function request()\n\
-         \x20 count = count + 1\n\
-         \x20 local body = BEFORE .. \"bench-\" .. tid .. \"-\" .. count .. AFTER\n\
-         \x20 return wrk.format(\"POST\", {path}, headers, body)\n\
-         end\n",
-        path = lua_string(REGISTER),
-    );
-    script
-}
-
 impl Workload {
     /// Sends one request like the script's and checks its status, so a workload that only
     /// answers refusals (or, for start, `200 started: false`) stops the run with the reason.
     pub async fn probe(&self, http: &Http) -> anyhow::Result<()> {
-        let probe = &self.probe;
-        http.post(&self.path, probe.bearer.as_deref(), Some(&probe.body), probe.expect)
+        let requests = &self.requests;
+        http.post(&requests.path, requests.bearer.as_deref(), Some(&requests.probe_body()), self.expect)
             .await
             .with_context(|| format!("the {} workload does not work", self.name))?;
         Ok(())
@@ -192,13 +259,13 @@ impl Workload {
     /// Runs wrk with the script for the plan's duration.
     pub async fn run(&self, base_url: &str, plan: &Plan, dir: &Path) -> anyhow::Result<Measured> {
         let script = dir.join(format!("{}.lua", self.slug));
-        tokio::fs::write(&script, &self.script).await.context("cannot write a wrk script")?;
+        tokio::fs::write(&script, self.requests.wrk_script(plan.threads)).await.context("cannot write a wrk script")?;
         let text = output(
             Command::new("wrk")
                 .args(["-t", &plan.threads.to_string(), "-c", &plan.connections.to_string()])
                 .args(["-d", &format!("{}s", plan.duration), "--latency", "-s"])
                 .arg(&script)
-                .arg(format!("{base_url}{}", self.path)),
+                .arg(format!("{base_url}{}", self.requests.path)),
             "wrk",
         )
         .await?;
@@ -273,6 +340,7 @@ fn duration_ms(text: &str) -> anyhow::Result<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::seed::Device;
 
     const REPORT: &str = "Running 1s test @ http://127.0.0.1:40123/api/v1/apps/heartbeat
   2 threads and 4 connections
@@ -331,22 +399,55 @@ Transfer/sec:    599.00KB
         assert_eq!(lua_string("a\nb"), "\"a\\010b\"");
     }
 
+    fn seeded() -> Seeded {
+        Seeded {
+            key: "pk_test".to_owned(),
+            campaign_id: "cmp-1".to_owned(),
+            code: "CODE123".to_owned(),
+            devices: (0..3).map(|i| Device { id: format!("id-{i}"), refresh_token: format!("rt-{i}") }).collect(),
+        }
+    }
+
+    fn workload(slug: &str) -> Workload {
+        all(&seeded()).into_iter().find(|w| w.slug == slug).expect(slug)
+    }
+
     #[test]
-    fn a_register_body_is_split_around_the_vendor_device_id() {
-        let script = register_script("CODE123");
+    fn a_register_script_makes_a_new_vendor_device_id_per_request() {
+        let requests = workload("register").requests;
+        assert_eq!(requests.probe_body()["vendorDeviceId"], "probe");
+        let script = requests.wrk_script(2);
         assert!(script.contains(r#""vendorDeviceId\":\""#), "{script}");
         assert!(!script.contains(VENDOR_ID_SLOT), "{script}");
-        assert!(script.contains(r#"BEFORE .. "bench-" .. tid .. "-" .. count .. AFTER"#), "{script}");
+        assert!(script.contains(r#"local PREFIX = "bench-""#), "{script}");
+        assert!(script.contains(r#"BEFORE .. PREFIX .. tid .. "-" .. count .. AFTER"#), "{script}");
     }
 
     #[test]
     fn heartbeats_rotate_through_every_device() {
-        let devices: Vec<Device> =
-            (0..3).map(|i| Device { id: format!("id-{i}"), refresh_token: format!("rt-{i}") }).collect();
-        let script = heartbeat_script(&devices, 2);
+        let requests = workload("heartbeat").requests;
+        let script = requests.wrk_script(2);
         assert!(script.contains("local THREADS = 2"));
-        for device in &devices {
+        for device in seeded().devices {
             assert!(script.contains(&format!(r#"\"deviceId\":\"{}\""#, device.id)), "{script}");
+            assert!(script.contains(&format!(r#"\"refreshToken\":\"{}\""#, device.refresh_token)), "{script}");
         }
+    }
+
+    #[test]
+    fn the_key_goes_with_mint_only() {
+        let mint = workload("mint").requests;
+        assert_eq!(mint.headers()[1], ("Authorization", "Bearer pk_test".to_owned()));
+        let script = mint.wrk_script(2);
+        assert!(script.contains(r#"wrk.headers["Authorization"] = "Bearer pk_test""#), "{script}");
+        assert!(script.contains(r#"wrk.method = "POST""#), "{script}");
+        assert!(script.contains(r#"wrk.body = "{\"campaignId\":\"cmp-1\",\"language\":\"en\"}""#), "{script}");
+        for slug in ["heartbeat", "register", "start"] {
+            let requests = workload(slug).requests;
+            assert_eq!(requests.headers(), [("Content-Type", "application/json".to_owned())], "{slug}");
+            assert!(!requests.wrk_script(2).contains("Authorization"), "{slug}");
+        }
+        let start = workload("start").requests;
+        assert_eq!(start.path, "/api/v1/public/pulse/CODE123/start");
     }
 }
