@@ -1,12 +1,13 @@
 //! `pulse-bench`: the benchmark of the hot paths (issue 15, docs/performance.md).
 //!
 //! One run: a fresh database, `pulse migrate`, `pulse serve` on a free loopback port, seeding
-//! through the operator CLI and the HTTP API, each workload driven by wrk, and pgbench's one-row
-//! UPDATE on a scratch database of the same PostgreSQL as the database's own ceiling. It prints a
-//! Markdown table. Speed is never asserted: the run fails only when a step cannot run or a
-//! workload answered no 2xx at all. Databases and the server are cleaned up by guards, also on an
-//! error or Ctrl-C.
+//! through the operator CLI and the HTTP API, each workload driven by wrk at its maximum rate and
+//! then paced, open loop, at half the rate wrk reached, and pgbench's one-row UPDATE on a scratch
+//! database of the same PostgreSQL as the database's own ceiling. It prints Markdown tables. Speed
+//! is never asserted: the run fails only when a step cannot run or a workload answered no 2xx at
+//! all. Databases and the server are cleaned up by guards, also on an error or Ctrl-C.
 
+mod paced;
 mod postgres;
 mod report;
 mod seed;
@@ -20,6 +21,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::Parser;
 
+use crate::paced::Schedule;
 use crate::postgres::Postgres;
 use crate::report::{Row, Run};
 use crate::seed::Http;
@@ -33,7 +35,7 @@ struct Args {
     /// The pulse binary to run (build it with `cargo build --release -p pulse`).
     #[arg(long, default_value = "target/release/pulse")]
     pulse: PathBuf,
-    /// Seconds each workload (and pgbench) runs.
+    /// Seconds each workload runs under wrk, and again paced; and pgbench.
     #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..))]
     duration: u32,
     /// Concurrent connections of wrk and clients of pgbench; also the server's PULSE_DB_POOL_SIZE.
@@ -42,7 +44,8 @@ struct Args {
     /// Registered devices the heartbeat workload rotates through.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
     devices: u32,
-    /// A quick run so the harness cannot rot (CI): 1 second, 4 connections, 16 devices.
+    /// A quick run so the harness cannot rot (CI): 1 second, 4 connections, 16 devices, paced runs
+    /// at 20 requests per second.
     #[arg(long)]
     smoke: bool,
     /// Runs only these workloads (heartbeat, mint, register, start), e.g. `--only mint,start`.
@@ -131,6 +134,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     say(format_args!("seeding: business, key, workspace, open campaign, {} devices", plan.devices));
     let seeded = seed::seed(&pulse, &http, plan.devices).await?;
 
+    let client = paced::client()?;
     let mut rows = Vec::new();
     let chosen = workloads::all(&seeded)
         .into_iter()
@@ -139,7 +143,17 @@ async fn run(args: Args) -> anyhow::Result<()> {
         workload.probe(&http).await?;
         say(format_args!("wrk: {}, {} connections, {} s", workload.name, plan.connections, plan.duration));
         let measured = workload.run(serving.base_url(), &plan, work.path()).await?;
-        rows.push(Row { name: workload.name, target: workload.target, measured });
+        let paced = match Schedule::half_of(&measured, &plan) {
+            Some(schedule) => {
+                say(format_args!("paced: {}, {:.0} req/s, {} s", workload.name, schedule.rate(), plan.duration));
+                Some(paced::run(&client, serving.base_url(), &workload.requests, &schedule).await?)
+            }
+            None => {
+                say(format_args!("paced: {}, not run: wrk reached no rate to halve", workload.name));
+                None
+            }
+        };
+        rows.push(Row { name: workload.name, target: workload.target, measured, paced });
     }
     let log_tail = serving.log_tail();
     serving.stop().await;

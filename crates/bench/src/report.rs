@@ -1,9 +1,10 @@
-//! The Markdown table.
+//! The Markdown tables.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::Plan;
+use crate::paced::{IN_FLIGHT, P99_TARGET_MS, Paced, SMOKE_RATE};
 use crate::postgres::PGBENCH_SCALE;
 use crate::workloads::Measured;
 
@@ -13,6 +14,8 @@ pub struct Row {
     /// The issue's target for the ratio to pgbench's TPS.
     pub target: f64,
     pub measured: Measured,
+    /// The paced run at half wrk's rate; none when wrk reached no rate.
+    pub paced: Option<Paced>,
 }
 
 /// Everything the table shows.
@@ -29,6 +32,11 @@ impl Run<'_> {
         if self.tps > 0.0 { row.measured.per_second / self.tps } else { 0.0 }
     }
 
+    /// Both targets: the ratio, and the p99 at half the rate.
+    fn met(&self, row: &Row) -> bool {
+        self.ratio(row) >= row.target && row.paced.as_ref().is_some_and(Paced::meets_target)
+    }
+
     pub fn render(&self) -> String {
         let plan = &self.plan;
         let mut out = String::new();
@@ -41,22 +49,25 @@ impl Run<'_> {
             plan.duration,
             plan.threads,
         );
-        out.push_str("| workload | req/s | p50 ms | p99 ms | non-2xx | ratio to pgbench TPS | target | met |\n");
-        out.push_str("|---|---:|---:|---:|---:|---:|---:|---|\n");
+        out.push_str(
+            "| workload | req/s | p50 ms | p99 ms | non-2xx | ratio to pgbench TPS | target \
+             | p99 ms at half rate | target | met |\n",
+        );
+        out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for row in &self.rows {
             let m = &row.measured;
-            let ratio = self.ratio(row);
             let _ = writeln!(
                 out,
-                "| {} | {} | {:.1} | {:.1} | {} | {:.2} | >= {:.1} | {} |",
+                "| {} | {} | {:.1} | {:.1} | {} | {:.2} | >= {:.1} | {} | < {P99_TARGET_MS} | {} |",
                 row.name,
                 thousands(m.per_second),
                 m.p50_ms,
                 m.p99_ms,
                 thousands(m.non_2xx as f64),
-                ratio,
+                self.ratio(row),
                 row.target,
-                if ratio >= row.target { "yes" } else { "no" },
+                milliseconds(row.paced.as_ref().and_then(|p| p.p99_ms)),
+                if self.met(row) { "yes" } else { "no" },
             );
         }
         let _ = writeln!(
@@ -77,12 +88,48 @@ impl Run<'_> {
                 );
             }
         }
+        self.render_paced(&mut out);
         out
     }
 
-    /// The workloads that answered no 2xx at all.
+    /// The paced runs' own table.
+    fn render_paced(&self, out: &mut String) {
+        let plan = &self.plan;
+        let rate = if plan.smoke { format!("{SMOKE_RATE} req/s") } else { "half the rate wrk reached".to_owned() };
+        let _ = writeln!(
+            out,
+            "\nPaced, open loop at {rate}, {} s per workload: each request sent when due whether or not \
+             earlier ones were answered (at most {IN_FLIGHT} in flight), its latency counted from when it was due\n",
+            plan.duration,
+        );
+        out.push_str("| workload | asked req/s | answered req/s | p50 ms | p99 ms | non-2xx | no answer |\n");
+        out.push_str("|---|---:|---:|---:|---:|---:|---:|\n");
+        for row in &self.rows {
+            let Some(paced) = &row.paced else {
+                let _ = writeln!(out, "| {} | not run: wrk reached no rate | | | | | |", row.name);
+                continue;
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                row.name,
+                thousands(paced.asked_per_second),
+                thousands(paced.per_second),
+                milliseconds(paced.p50_ms),
+                milliseconds(paced.p99_ms),
+                thousands(paced.non_2xx as f64),
+                thousands(paced.no_answer as f64),
+            );
+        }
+    }
+
+    /// The workloads that answered no 2xx at all, to wrk or to the paced run.
     pub fn without_2xx(&self) -> Vec<&'static str> {
-        self.rows.iter().filter(|row| row.measured.answered_2xx() == 0).map(|row| row.name).collect()
+        self.rows
+            .iter()
+            .filter(|row| row.measured.answered_2xx() == 0 || row.paced.as_ref().is_some_and(|p| p.answered_2xx() == 0))
+            .map(|row| row.name)
+            .collect()
     }
 }
 
@@ -99,6 +146,11 @@ fn thousands(value: f64) -> String {
     out
 }
 
+/// A latency of the paced run: two decimals, as the target is near; `–` when nothing was answered.
+fn milliseconds(value: Option<f64>) -> String {
+    value.map_or_else(|| "–".to_owned(), |ms| format!("{ms:.2}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,32 +163,93 @@ mod tests {
         assert_eq!(thousands(1_234_567.0), "1,234,567");
     }
 
+    fn plan() -> Plan {
+        Plan { duration: 15, connections: 32, threads: 2, devices: 256, smoke: false }
+    }
+
+    fn measured(per_second: f64) -> Measured {
+        Measured { requests: 18_750, per_second, p50_ms: 25.04, p99_ms: 44.0, non_2xx: 0, socket_errors: [0; 4] }
+    }
+
+    fn paced(p99_ms: f64) -> Paced {
+        Paced {
+            asked_per_second: 625.0,
+            per_second: 624.6,
+            p50_ms: Some(1.234),
+            p99_ms: Some(p99_ms),
+            answered: 9_369,
+            non_2xx: 0,
+            no_answer: 0,
+        }
+    }
+
     #[test]
     fn the_table_shows_ratios_targets_and_errors() {
-        let plan = Plan { duration: 15, connections: 32, threads: 2, devices: 256, smoke: false };
-        let measured = Measured {
-            requests: 18_750,
-            per_second: 1250.0,
-            p50_ms: 25.04,
-            p99_ms: 44.0,
-            non_2xx: 0,
-            socket_errors: [0, 0, 0, 2],
-        };
+        let measured = Measured { socket_errors: [0, 0, 0, 2], ..measured(1250.0) };
         let broken = Measured { requests: 10, non_2xx: 10, ..Measured::default() };
         let run = Run {
             pulse: Path::new("target/release/pulse"),
-            plan,
+            plan: plan(),
             tps: 6250.0,
             rows: vec![
-                Row { name: "heartbeat v2", target: 1.5, measured },
-                Row { name: "register (new device)", target: 1.0, measured: broken },
+                Row { name: "heartbeat v2", target: 1.5, measured, paced: Some(paced(4.567)) },
+                Row { name: "register (new device)", target: 1.0, measured: broken, paced: None },
             ],
         };
         let table = run.render();
-        assert!(table.contains("| heartbeat v2 | 1,250 | 25.0 | 44.0 | 0 | 0.20 | >= 1.5 | no |"), "{table}");
-        assert!(table.contains("| register (new device) | 0 | 0.0 | 0.0 | 10 | 0.00 | >= 1.0 | no |"), "{table}");
+        assert!(
+            table.contains("| workload | req/s | p50 ms | p99 ms | non-2xx | ratio to pgbench TPS | target | p99 ms at half rate | target | met |\n|---|"),
+            "{table}"
+        );
+        assert!(
+            table.contains("| heartbeat v2 | 1,250 | 25.0 | 44.0 | 0 | 0.20 | >= 1.5 | 4.57 | < 10 | no |"),
+            "{table}"
+        );
+        assert!(
+            table.contains("| register (new device) | 0 | 0.0 | 0.0 | 10 | 0.00 | >= 1.0 | – | < 10 | no |"),
+            "{table}"
+        );
         assert!(table.contains("pgbench one-row UPDATE: 6,250 TPS (scale 10, 32 clients, 2 threads, 15 s)"), "{table}");
         assert!(table.contains("wrk socket errors, heartbeat v2: connect 0, read 0, write 0, timeout 2"), "{table}");
+        assert!(table.contains("Paced, open loop at half the rate wrk reached, 15 s per workload"), "{table}");
+        assert!(table.contains("| heartbeat v2 | 625 | 625 | 1.23 | 4.57 | 0 | 0 |"), "{table}");
+        assert!(table.contains("| register (new device) | not run: wrk reached no rate | | | | | |"), "{table}");
         assert_eq!(run.without_2xx(), ["register (new device)"]);
+    }
+
+    #[test]
+    fn met_needs_the_ratio_and_the_p99_at_half_rate() {
+        let row = |name, per_second, paced| Row { name, target: 1.0, measured: measured(per_second), paced };
+        let unanswered = Paced { no_answer: 3, ..paced(2.0) };
+        let refused = Paced { non_2xx: 9_369, ..paced(2.0) };
+        let run = Run {
+            pulse: Path::new("target/release/pulse"),
+            plan: Plan { smoke: true, duration: 1, ..plan() },
+            tps: 1000.0,
+            rows: vec![
+                row("both", 1000.0, Some(paced(9.99))),
+                row("slow at half rate", 1000.0, Some(paced(10.0))),
+                row("low ratio", 999.0, Some(paced(2.0))),
+                row("not paced", 1000.0, None),
+                row("unanswered", 1000.0, Some(unanswered)),
+                row("refused", 1000.0, Some(refused)),
+            ],
+        };
+        let table = run.render();
+        for (name, met) in [
+            ("both", "yes"),
+            ("slow at half rate", "no"),
+            ("low ratio", "no"),
+            ("not paced", "no"),
+            ("unanswered", "no"),
+        ] {
+            assert!(
+                table.lines().any(|l| l.starts_with(&format!("| {name} |")) && l.ends_with(&format!("| {met} |"))),
+                "{name}: {table}"
+            );
+        }
+        assert!(table.contains("| unanswered | 625 | 625 | 1.23 | 2.00 | 0 | 3 |"), "{table}");
+        assert!(table.contains("Paced, open loop at 20 req/s, 1 s per workload"), "{table}");
+        assert_eq!(run.without_2xx(), ["refused"]);
     }
 }

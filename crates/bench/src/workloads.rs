@@ -27,6 +27,7 @@ const VENDOR_ID_SLOT: &str = "@VENDOR_DEVICE_ID@";
 /// share one (seeding uses `seed-`).
 const PROBE_VENDOR_ID: &str = "probe";
 const WRK_VENDOR_IDS: &str = "bench-";
+const PACED_VENDOR_IDS: &str = "paced-";
 
 /// One workload: what it sends, and the issue's target for its ratio to pgbench's TPS.
 pub struct Workload {
@@ -40,7 +41,8 @@ pub struct Workload {
 }
 
 /// What every request of a workload is: a JSON body sent with [`METHOD`] to `path`, with the API
-/// key when there is one. The wrk script and the probe are made from it.
+/// key when there is one. The wrk script, the probe and the paced run are all made
+/// from it.
 pub struct Requests {
     pub path: String,
     bearer: Option<String>,
@@ -118,6 +120,19 @@ impl Requests {
             headers.push(("Authorization", format!("Bearer {key}")));
         }
         headers
+    }
+
+    /// The body of the paced run's request `index`: the next of the rotation, or a register of a
+    /// device of its own.
+    pub fn paced_body(&self, index: u64) -> String {
+        match &self.bodies {
+            Bodies::Same(body) => body.to_string(),
+            Bodies::Rotating(bodies) => {
+                let at = index % (bodies.len() as u64).max(1);
+                bodies.get(at as usize).map(Value::to_string).unwrap_or_default()
+            }
+            Bodies::NewDevice(code) => register_body(code, &format!("{PACED_VENDOR_IDS}{index}")).to_string(),
+        }
     }
 
     /// The body of the probe: the first of the rotation, or a register of its own device.
@@ -412,6 +427,11 @@ Transfer/sec:    599.00KB
         all(&seeded()).into_iter().find(|w| w.slug == slug).expect(slug)
     }
 
+    fn vendor_id(body: &str) -> String {
+        let body: Value = serde_json::from_str(body).expect("JSON");
+        body["vendorDeviceId"].as_str().expect("a vendorDeviceId").to_owned()
+    }
+
     #[test]
     fn a_register_script_makes_a_new_vendor_device_id_per_request() {
         let requests = workload("register").requests;
@@ -424,10 +444,24 @@ Transfer/sec:    599.00KB
     }
 
     #[test]
-    fn heartbeats_rotate_through_every_device() {
+    fn paced_registers_use_ids_that_neither_wrk_the_probe_nor_seeding_use() {
+        let requests = workload("register").requests;
+        let ids: Vec<String> = (0..3).map(|i| vendor_id(&requests.paced_body(i))).collect();
+        assert_eq!(ids, ["paced-0", "paced-1", "paced-2"]);
+        for other in [WRK_VENDOR_IDS, PROBE_VENDOR_ID, "seed-"] {
+            assert!(!PACED_VENDOR_IDS.starts_with(other) && !other.starts_with(PACED_VENDOR_IDS), "{other}");
+        }
+    }
+
+    #[test]
+    fn heartbeats_rotate_through_every_device_in_wrk_and_in_the_paced_run() {
         let requests = workload("heartbeat").requests;
         let script = requests.wrk_script(2);
         assert!(script.contains("local THREADS = 2"));
+        let devices: Vec<Value> = (0..4)
+            .map(|i| serde_json::from_str::<Value>(&requests.paced_body(i)).expect("JSON")["deviceId"].clone())
+            .collect();
+        assert_eq!(devices, ["id-0", "id-1", "id-2", "id-0"]);
         for device in seeded().devices {
             assert!(script.contains(&format!(r#"\"deviceId\":\"{}\""#, device.id)), "{script}");
             assert!(script.contains(&format!(r#"\"refreshToken\":\"{}\""#, device.refresh_token)), "{script}");
@@ -435,13 +469,14 @@ Transfer/sec:    599.00KB
     }
 
     #[test]
-    fn the_key_goes_with_mint_only() {
+    fn the_key_goes_with_mint_only_in_the_script_and_the_paced_headers() {
         let mint = workload("mint").requests;
         assert_eq!(mint.headers()[1], ("Authorization", "Bearer pk_test".to_owned()));
         let script = mint.wrk_script(2);
         assert!(script.contains(r#"wrk.headers["Authorization"] = "Bearer pk_test""#), "{script}");
         assert!(script.contains(r#"wrk.method = "POST""#), "{script}");
         assert!(script.contains(r#"wrk.body = "{\"campaignId\":\"cmp-1\",\"language\":\"en\"}""#), "{script}");
+        assert_eq!(mint.paced_body(7), r#"{"campaignId":"cmp-1","language":"en"}"#);
         for slug in ["heartbeat", "register", "start"] {
             let requests = workload(slug).requests;
             assert_eq!(requests.headers(), [("Content-Type", "application/json".to_owned())], "{slug}");
@@ -449,5 +484,6 @@ Transfer/sec:    599.00KB
         }
         let start = workload("start").requests;
         assert_eq!(start.path, "/api/v1/public/pulse/CODE123/start");
+        assert_eq!(start.paced_body(0), r#"{"consentGiven":true,"language":"en"}"#);
     }
 }
