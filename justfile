@@ -36,7 +36,7 @@ openapi:
 ci:
     bash .ci/run
 
-# Benchmark the hot paths against pgbench's one-row UPDATE (docs/performance.md), e.g. `just bench --duration 30`.
+# Benchmark the hot paths against pgbench's one-row UPDATE, and their p99 paced at half that rate (docs/performance.md), e.g. `just bench --duration 30`.
 bench *args='':
     cargo build --release -p pulse -p pulse-bench
     target/release/pulse-bench --pulse target/release/pulse {{args}}
