@@ -1,7 +1,9 @@
-//! Cross-cutting pieces every aggregate may use: the crypto and clock ports, paging, hex, health.
+//! Cross-cutting pieces every aggregate may use: the crypto and clock ports, paging, hex, health,
+//! copies of recently read rows.
 
 pub mod clock;
 pub mod crypto;
 pub mod health;
 pub mod hex;
 pub mod paging;
+pub mod recent;

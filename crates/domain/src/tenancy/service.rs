@@ -6,7 +6,7 @@ use crate::shared::clock::Clock;
 use crate::shared::crypto::{Crypto, DigestPurpose};
 use crate::tenancy::models::{
     ApiKeyRecord, Business, KeyCache, NewApiKey, NewWorkspace, PREFIX_LEN, Principal, SECRET_RANDOM_LEN, Scope,
-    WellFormedKey, Workspace, WorkspaceCreation, WorkspaceDetails, WorkspaceInput, slug_for,
+    WellFormedKey, Workspace, WorkspaceCreation, WorkspaceDetails, WorkspaceInput, key_cache, slug_for,
 };
 use crate::tenancy::ports::TenancyRepository;
 use secrecy::SecretString;
@@ -30,7 +30,7 @@ pub struct Tenancy<R, C, K> {
 
 impl<R: TenancyRepository, C: Crypto, K: Clock> Tenancy<R, C, K> {
     pub fn new(repo: R, crypto: C, clock: K, workspaces_per_business: u32) -> Self {
-        Self { repo, crypto, clock, workspaces_per_business, keys: KeyCache::default() }
+        Self { repo, crypto, clock, workspaces_per_business, keys: key_cache() }
     }
 
     /// Turns the presented key text into a principal, reading the key from the store. Routes that
@@ -67,7 +67,7 @@ impl<R: TenancyRepository, C: Crypto, K: Clock> Tenancy<R, C, K> {
     async fn read_key(&self, key: &WellFormedKey, now: OffsetDateTime) -> Result<Option<ApiKeyRecord>> {
         let record = self.repo.find_api_key(key.prefix()).await?;
         if let Some(record) = &record {
-            self.keys.put(record, now);
+            self.keys.put(record.prefix.clone(), record.clone(), now);
         }
         Ok(record)
     }
