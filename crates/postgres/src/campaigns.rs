@@ -10,7 +10,7 @@ use pulse_domain::apps::models::{Attribution, Identity};
 use pulse_domain::campaigns::models::{
     AudienceMode, Campaign, CampaignCounts, CampaignOverview, CampaignStatus, LAUNCH_KEY_SLOTS, LanguageTag,
     LaunchContext, LaunchKey, LaunchLink, NewRespondent, Question, QuestionKind, Register, RowOutcome, Survey,
-    UpsertedRespondent, token_invalid,
+    UpsertedRespondent, signature_required, token_invalid,
 };
 use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository};
 use pulse_domain::ids::{
@@ -33,6 +33,7 @@ use crate::error::{from_diesel, violated_constraint};
 use crate::schema::{
     answers, campaigns, launch_keys, launch_links, respondents, sessions, spent_launch_tokens, surveys, workspaces,
 };
+use crate::starts::StartWritten;
 use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 use crate::webhooks::emit_events;
@@ -731,7 +732,11 @@ impl LaunchRepository for PgStore {
 
 impl SessionStore for PgStore {
     async fn start_session(&self, session: &NewSession, spend: &Spend) -> Result<()> {
-        if self.session_starts.submit((session.clone(), spend.clone())).await? { Ok(()) } else { Err(token_invalid()) }
+        match self.session_starts.submit((session.clone(), spend.clone())).await? {
+            StartWritten::Started => Ok(()),
+            StartWritten::LaunchUsed => Err(token_invalid()),
+            StartWritten::SignatureRequired => Err(signature_required()),
+        }
     }
 
     async fn completed_sessions(&self, campaign: CampaignId) -> Result<u64> {

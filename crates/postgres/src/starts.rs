@@ -14,7 +14,7 @@ use uuid::Uuid;
 use crate::apps::count_feedback;
 use crate::batch::Flush;
 use crate::error::{from_diesel, from_pool};
-use crate::schema::{launch_keys, launch_links, sessions, spent_launch_tokens};
+use crate::schema::{campaigns, launch_keys, launch_links, sessions, spent_launch_tokens};
 
 #[derive(Insertable)]
 #[diesel(table_name = sessions, check_for_backend(diesel::pg::Pg))]
@@ -63,8 +63,17 @@ impl SessionInsert {
     }
 }
 
-/// Writes groups of session starts; each answers whether its session started (`false`: its link
-/// or token was spent first, or its launch key revoked since it was checked).
+/// What became of one start of a group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StartWritten {
+    Started,
+    /// Its link or token was spent first, or its launch key revoked since it was checked.
+    LaunchUsed,
+    /// It had no token and its campaign requires signed launches by now.
+    SignatureRequired,
+}
+
+/// Writes groups of session starts.
 pub(crate) struct SessionStarts {
     pool: Pool<AsyncPgConnection>,
 }
@@ -77,29 +86,33 @@ impl SessionStarts {
 
 impl Flush for SessionStarts {
     type Item = (NewSession, Spend);
-    type Output = bool;
+    type Output = StartWritten;
 
-    async fn flush(&self, starts: &[(NewSession, Spend)]) -> Result<Vec<bool>> {
+    async fn flush(&self, starts: &[(NewSession, Spend)]) -> Result<Vec<StartWritten>> {
         let mut conn = self.pool.get().await.map_err(from_pool)?;
         // Links and tokens are spent, and app rows counted, in one order in every group, so two
         // groups that touch the same rows never wait for each other in a circle.
         let mut order: Vec<usize> = (0..starts.len()).collect();
         order.sort_by_key(|i| spend_order(&starts[*i].1));
-        let spent = conn
+        let written = conn
             .transaction::<_, DieselError, _>(async |conn| {
-                let mut spent = vec![false; starts.len()];
+                let signed_only = signed_only(conn, starts).await?;
+                let mut written = vec![StartWritten::LaunchUsed; starts.len()];
                 for index in &order {
                     let (session, spend) = &starts[*index];
-                    spent[*index] = spend_for(conn, session, spend).await?;
+                    written[*index] = if *spend == Spend::Nothing && signed_only.contains(&session.campaign_id.0) {
+                        StartWritten::SignatureRequired
+                    } else if spend_for(conn, session, spend).await? {
+                        StartWritten::Started
+                    } else {
+                        StartWritten::LaunchUsed
+                    };
                 }
+                let started = |i: &usize| written[*i] == StartWritten::Started;
                 let mut attributions: Vec<Attribution> =
-                    (0..starts.len()).filter(|i| spent[*i]).filter_map(|i| starts[i].0.attribution).collect();
-                let rows: Vec<SessionInsert> = starts
-                    .iter()
-                    .zip(&spent)
-                    .filter(|(_, started)| **started)
-                    .map(|((session, _), _)| SessionInsert::of(session.clone()))
-                    .collect();
+                    (0..starts.len()).filter(started).filter_map(|i| starts[i].0.attribution).collect();
+                let rows: Vec<SessionInsert> =
+                    (0..starts.len()).filter(started).map(|i| SessionInsert::of(starts[i].0.clone())).collect();
                 if !rows.is_empty() {
                     diesel::insert_into(sessions::table).values(&rows).execute(conn).await?;
                 }
@@ -107,12 +120,30 @@ impl Flush for SessionStarts {
                 for attribution in &attributions {
                     count_feedback(conn, attribution).await?;
                 }
-                Ok(spent)
+                Ok(written)
             })
             .await
             .map_err(from_diesel)?;
-        Ok(spent)
+        Ok(written)
     }
+}
+
+/// The campaigns of the group's starts without a token that require signed launches now: the
+/// service decided on a copy of the campaign that may predate the setting.
+async fn signed_only(conn: &mut AsyncPgConnection, starts: &[(NewSession, Spend)]) -> Result<Vec<Uuid>, DieselError> {
+    let mut unsigned: Vec<Uuid> =
+        starts.iter().filter(|(_, spend)| *spend == Spend::Nothing).map(|(s, _)| s.campaign_id.0).collect();
+    if unsigned.is_empty() {
+        return Ok(unsigned);
+    }
+    unsigned.sort_unstable();
+    unsigned.dedup();
+    campaigns::table
+        .filter(campaigns::id.eq_any(unsigned))
+        .filter(campaigns::require_signed)
+        .select(campaigns::id)
+        .load(conn)
+        .await
 }
 
 fn spend_order(spend: &Spend) -> (u8, Uuid, String) {

@@ -9,7 +9,7 @@ use crate::apps::models::{
     user_hash_invalid,
 };
 use crate::apps::ports::AppRepository;
-use crate::campaigns::models::{Campaign, CampaignStatus, launch_key_seal_context};
+use crate::campaigns::models::{Campaign, CampaignCopies, CampaignStatus, launch_key_seal_context};
 use crate::campaigns::ports::{CampaignRepository, LaunchRepository};
 use crate::error::{Error, ErrorCode, RateLimitState, Refusal, Result};
 use crate::ids::{AppInstallId, AppUserId, CampaignId, DeviceId, WorkspaceId};
@@ -90,6 +90,7 @@ pub struct Apps<R, C, K> {
     crypto: C,
     clock: K,
     heartbeat_rate: Option<HeartbeatRate>,
+    copies: CampaignCopies,
 }
 
 impl<R, C, K> Apps<R, C, K>
@@ -100,7 +101,7 @@ where
 {
     /// `heartbeat_rate` is [`HEARTBEAT_RATE`] in production; `None` lifts it (load tests only).
     pub fn new(repo: R, crypto: C, clock: K, heartbeat_rate: Option<HeartbeatRate>) -> Self {
-        Self { repo, crypto, clock, heartbeat_rate }
+        Self { repo, crypto, clock, heartbeat_rate, copies: CampaignCopies::default() }
     }
 
     /// Registers (or re-registers) a device against a campaign; a new refresh token replaces the
@@ -137,9 +138,15 @@ where
         if input.campaign_code.is_empty() || input.campaign_code.len() > 64 {
             return Err(Error::not_found("campaign"));
         }
-        let (campaign, _) =
-            self.repo.find_campaign_by_code(&input.campaign_code).await?.ok_or_else(|| Error::not_found("campaign"))?;
-        if campaign.status != CampaignStatus::Active {
+        let collecting = |c: &Campaign| c.status == CampaignStatus::Active;
+        let (campaign, _) = self
+            .copies
+            .by_code(&input.campaign_code, self.clock.now(), collecting, async {
+                self.repo.find_campaign_by_code(&input.campaign_code).await
+            })
+            .await?
+            .ok_or_else(|| Error::not_found("campaign"))?;
+        if !collecting(&campaign) {
             return Err(Error::refused(
                 ErrorCode::CampaignNotCollecting,
                 "the campaign is not collecting feedback, so apps cannot register against it",

@@ -11,7 +11,10 @@ pub trait SessionStore: Send + Sync + 'static {
     ///
     /// # Errors
     /// `LaunchTokenInvalid` when the link was spent already (also by a concurrent start) or has
-    /// expired by `started_at`, or the `jti` was spent already;
+    /// expired by `started_at`, or the `jti` was spent already; `LaunchSignatureRequired` for a
+    /// start without a token (`Spend::Nothing`) in a campaign that requires signed launches by the
+    /// time it is written (the caller may have decided on a copy of the campaign that predates
+    /// the setting);
     /// `Internal`/`Unavailable` otherwise.
     fn start_session(&self, session: &NewSession, spend: &Spend) -> impl Future<Output = Result<()>> + Send;
 

@@ -2,8 +2,8 @@
 
 use crate::apps::ports::AppRepository;
 use crate::campaigns::models::{
-    AudienceMode, Campaign, CampaignStatus, LaunchClaims, LaunchKey, LaunchLink, SERVER_KID, Survey,
-    launch_key_seal_context, token_invalid,
+    AudienceMode, Campaign, CampaignCopies, CampaignStatus, LaunchClaims, LaunchKey, LaunchLink, SERVER_KID, Survey,
+    launch_key_seal_context, signature_required, token_invalid,
 };
 use crate::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenCodec};
 use crate::error::{Error, ErrorCode, RateLimitState, Refusal, Result};
@@ -33,6 +33,7 @@ pub struct Respondents<R, C, K, T> {
     crypto: C,
     clock: K,
     tokens: T,
+    copies: CampaignCopies,
 }
 
 impl<R, C, K, T> Respondents<R, C, K, T>
@@ -43,7 +44,7 @@ where
     T: LaunchTokenCodec,
 {
     pub fn new(repo: R, crypto: C, clock: K, tokens: T) -> Self {
-        Self { repo, crypto, clock, tokens }
+        Self { repo, crypto, clock, tokens, copies: CampaignCopies::default() }
     }
 
     /// Forgets spent `jti`s of tokens that have expired: they can no longer verify anyway.
@@ -55,10 +56,18 @@ where
     }
 
     async fn campaign(&self, code: &str) -> Result<(Campaign, Survey)> {
+        self.recent_campaign(code, |_| false).await
+    }
+
+    /// The campaign from a recent copy when `usable` accepts it (see [`CampaignCopies`]).
+    async fn recent_campaign(&self, code: &str, usable: impl Fn(&Campaign) -> bool) -> Result<(Campaign, Survey)> {
         if code.is_empty() || code.len() > 64 {
             return Err(Error::not_found("campaign"));
         }
-        self.repo.find_campaign_by_code(code).await?.ok_or_else(|| Error::not_found("campaign"))
+        self.copies
+            .by_code(code, self.clock.now(), usable, self.repo.find_campaign_by_code(code))
+            .await?
+            .ok_or_else(|| Error::not_found("campaign"))
     }
 
     /// Checks a visit without spending anything.
@@ -95,7 +104,12 @@ where
         check_len("deviceToken", input.device_token.as_deref(), MAX_DEVICE_TOKEN_CHARS)?;
         check_len("launchToken", input.visit.launch_token.as_deref(), MAX_LAUNCH_TOKEN_CHARS)?;
         check_len("installId", input.install_id.as_deref(), MAX_INSTALL_ID_CHARS)?;
-        let (campaign, survey) = self.campaign(code).await?;
+        // A copy that would turn the start away is read again first; one that predates
+        // requireSigned is caught when the session is written.
+        let unsigned = input.visit.launch_token.is_none();
+        let (campaign, survey) = self
+            .recent_campaign(code, |c| c.status == CampaignStatus::Active && !(unsigned && c.require_signed))
+            .await?;
         if campaign.status != CampaignStatus::Active {
             return Ok(StartOutcome::NotStarted(NotStarted::CampaignNotOpen));
         }
@@ -214,7 +228,8 @@ where
         token: Option<&str>,
         answers: Vec<AnswerInput>,
     ) -> Result<Progress> {
-        let (campaign, survey) = self.campaign(code).await?;
+        // Answering reads only what never changes: the campaign's id and its survey.
+        let (campaign, survey) = self.recent_campaign(code, |_| true).await?;
         let record = self.session(&campaign, session, token).await?;
         if record.status == SessionStatus::Completed {
             return Err(crate::sessions::models::already_completed());
@@ -336,13 +351,6 @@ fn language_of(verified: &Verified) -> Option<String> {
         Verified::Link(link) => link.language.as_ref().map(|l| l.as_str().to_owned()),
         Verified::Signed { claims, .. } => claims.lang.clone(),
     }
-}
-
-fn signature_required() -> Error {
-    Error::refused(
-        ErrorCode::LaunchSignatureRequired,
-        "this survey can only be opened from the app that invited you (a signed launch is required)",
-    )
 }
 
 fn refusal_of(error: &Error) -> (ErrorCode, String) {

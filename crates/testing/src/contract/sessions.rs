@@ -5,7 +5,7 @@ use pulse_domain::ErrorCode;
 use pulse_domain::campaigns::models::{LINK_LIFETIME, LanguageTag, LaunchClaims};
 use pulse_domain::campaigns::ports::LaunchTokenCodec;
 use pulse_domain::ids::{CampaignId, LaunchLinkId, SessionId};
-use pulse_domain::sessions::models::{NewSession, Spend};
+use pulse_domain::sessions::models::{NewSession, Spend, StartInput, StartOutcome};
 use pulse_domain::shared::clock::Clock;
 use pulse_domain::studio::models::{PERMISSION_BUILD, PERMISSION_VIEW, StudioClaims};
 use secrecy::ExposeSecret;
@@ -108,6 +108,27 @@ pub async fn a_start_the_store_cannot_write_fails_alone<S: Store>(store: S) {
     for other in &others {
         assert!(w.store.find_session(campaign.id, other.id).await.expect("read").is_some());
     }
+}
+
+pub async fn a_start_without_a_token_is_refused_once_the_campaign_requires_signing<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let overview = w.open_campaign(&partner).await;
+    let campaign = &overview.campaign;
+    let unsigned = || StartInput { consent_given: Some(true), ..StartInput::default() };
+    let first = w.respondents.start(&campaign.code, unsigned()).await.expect("an open campaign");
+    assert!(matches!(first, StartOutcome::Started(_)), "{first:?}");
+
+    // The clock stands still: the respondent service's copy of the campaign, read by the first
+    // start, still says signing is not required. The store's own check must catch it.
+    w.store.set_require_signed(campaign.id, true).await.expect("set");
+    let refused = w.respondents.start(&campaign.code, unsigned()).await.expect_err("signing is required now");
+    assert_eq!(refused.code(), ErrorCode::LaunchSignatureRequired);
+    let direct = w.store.start_session(&plain_session(campaign.id, w.clock.now()), &Spend::Nothing).await;
+    assert_eq!(direct.expect_err("refused by the store").code(), ErrorCode::LaunchSignatureRequired);
+
+    let token = w.minted_token(&partner, &overview).await;
+    w.start(&campaign.code, &token).await.expect("a minted link is a signed launch");
 }
 
 /// A session of `campaign` started at `at` with nothing spent and nothing attributed.

@@ -1,6 +1,6 @@
 //! Respondent sessions in memory.
 use super::*;
-use pulse_domain::campaigns::models::token_invalid;
+use pulse_domain::campaigns::models::{signature_required, token_invalid};
 use pulse_domain::error::{Error, Result};
 use pulse_domain::ids::{CampaignId, SessionId};
 use pulse_domain::sessions::models::{
@@ -13,8 +13,11 @@ impl SessionStore for MemoryStore {
         // One lock for the checks and the writes: two concurrent starts cannot both spend.
         let mut state = self.state();
         let campaign = session.campaign_id;
-        if !state.campaigns.contains_key(&campaign) {
+        let Some(stored) = state.campaigns.get(&campaign) else {
             return Err(Error::internal(format!("campaign {campaign} does not exist")));
+        };
+        if *spend == Spend::Nothing && stored.require_signed {
+            return Err(signature_required());
         }
         if state.sessions.contains_key(&session.id) {
             return Err(Error::internal(format!("session {} exists already", session.id)));

@@ -209,6 +209,13 @@ impl LaunchClaims {
 }
 
 /// The one refusal every launch-token failure gets: it never says which check failed.
+pub fn signature_required() -> Error {
+    Error::refused(
+        ErrorCode::LaunchSignatureRequired,
+        "this survey can only be opened from the app that invited you (a signed launch is required)",
+    )
+}
+
 pub fn token_invalid() -> Error {
     Error::refused(
         ErrorCode::LaunchTokenInvalid,

@@ -1,9 +1,10 @@
 //! The partner's campaign routes: provision, read, attach an audience, launch, mint links.
 
 use crate::campaigns::models::{
-    AudienceMode, AudienceRowInput, Campaign, CampaignOverview, CampaignStatus, DEFAULT_ANONYMITY_FLOOR,
-    DeliveryChannel, LINK_LIFETIME, LaunchClaims, LaunchInput, LaunchLink, LaunchRequest, NONCE_LEN, NewRespondent,
-    Provision, ProvisionInput, Question, RowOutcome, Survey, SurveySource, parse_rows, seal_context,
+    AudienceMode, AudienceRowInput, Campaign, CampaignCopies, CampaignOverview, CampaignStatus,
+    DEFAULT_ANONYMITY_FLOOR, DeliveryChannel, LINK_LIFETIME, LaunchClaims, LaunchInput, LaunchLink, LaunchRequest,
+    NONCE_LEN, NewRespondent, Provision, ProvisionInput, Question, RowOutcome, Survey, SurveySource, parse_rows,
+    seal_context,
 };
 use crate::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenCodec, SurveyGenerator};
 use crate::error::{Error, ErrorCode, Result};
@@ -50,6 +51,7 @@ pub struct Campaigns<R, G, C, K, T> {
     tokens: T,
     survey_url: String,
     message_channels: Vec<DeliveryChannel>,
+    copies: CampaignCopies,
 }
 
 impl<R, G, C, K, T> Campaigns<R, G, C, K, T>
@@ -72,7 +74,7 @@ where
         message_channels: Vec<DeliveryChannel>,
     ) -> Self {
         let survey_url = survey_url.trim_end_matches('/').to_owned();
-        Self { repo, generator, crypto, clock, tokens, survey_url, message_channels }
+        Self { repo, generator, crypto, clock, tokens, survey_url, message_channels, copies: CampaignCopies::default() }
     }
 
     /// The origin of the respondent page, without a trailing `/`.
@@ -291,12 +293,15 @@ where
         principal.require_scope(Scope::LAUNCH)?;
         let workspace = principal.resolve_workspace(workspace_header)?;
         let request = LaunchRequest::parse(input)?;
+        let collecting = |c: &Campaign| c.status == CampaignStatus::Active;
         let (campaign, survey) = self
-            .repo
-            .find_campaign(workspace, request.campaign_id)
+            .copies
+            .by_id(workspace, request.campaign_id, self.clock.now(), collecting, async {
+                self.repo.find_campaign(workspace, request.campaign_id).await
+            })
             .await?
             .ok_or_else(|| Error::not_found("campaign"))?;
-        if campaign.status != CampaignStatus::Active {
+        if !collecting(&campaign) {
             return Err(Error::refused(
                 ErrorCode::CampaignNotCollecting,
                 format!("the campaign is {}, not ACTIVE; launch it first", campaign.status.as_str()),
