@@ -12,11 +12,11 @@ use pulse_domain::apps::models::{
 use pulse_domain::apps::ports::AppRepository;
 use pulse_domain::ids::{AppInstallId, AppUserId, CampaignId, DeviceId, WorkspaceId};
 use pulse_domain::shared::paging::PageRequest;
-use pulse_domain::{Error, ErrorCode, Result};
+use pulse_domain::{Error, Result};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::error::{from_diesel, violated_constraint};
+use crate::error::from_diesel;
 use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 
@@ -111,17 +111,17 @@ struct VerifiedRow {
 }
 
 #[derive(QueryableByName)]
-struct IdRow {
+pub(crate) struct IdRow {
     #[diesel(sql_type = SqlUuid)]
-    id: Uuid,
+    pub(crate) id: Uuid,
 }
 
 #[derive(QueryableByName)]
-struct LockedDeviceRow {
+pub(crate) struct LockedDeviceRow {
     #[diesel(sql_type = Text)]
-    status: String,
+    pub(crate) status: String,
     #[diesel(sql_type = Bytea)]
-    refresh_digest: Vec<u8>,
+    pub(crate) refresh_digest: Vec<u8>,
 }
 
 #[derive(QueryableByName)]
@@ -318,16 +318,6 @@ impl InstallViewRow {
 }
 
 /// Two registers claiming one vendor id at once: the later one is told to register again.
-fn concurrent_vendor_claim(e: diesel::result::Error) -> TxError {
-    match violated_constraint(&e) {
-        Some((_, c)) if c == "app_devices_vendor" => TxError::Domain(Error::refused(
-            ErrorCode::Conflict,
-            "a concurrent register of this device went first; register again",
-        )),
-        _ => TxError::Db(e),
-    }
-}
-
 // `seen_sql!` keeps ten app-session starts; the domain's constant must agree.
 const _: () = assert!(pulse_domain::apps::models::RECENT_SESSIONS == 10);
 
@@ -401,159 +391,7 @@ impl AppRepository for PgStore {
     }
 
     async fn save_registration(&self, r: &DeviceRegistration) -> Result<AppInstallId> {
-        let mut conn = self.conn().await?;
-        let gap_start = r.now - APP_SESSION_GAP;
-        let metadata = r.app.metadata.clone().map(serde_json::Value::Object);
-        let result = conn
-            .transaction::<_, TxError, _>(async |conn| {
-                if let Some(user) = &r.user {
-                    sql_query(
-                        "INSERT INTO app_users (id, workspace_id, has_external_id, email_sealed, phone_sealed, verified, \
-                         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7) \
-                         ON CONFLICT (id) DO UPDATE SET \
-                         email_sealed = CASE WHEN EXCLUDED.verified \
-                         THEN COALESCE(EXCLUDED.email_sealed, app_users.email_sealed) \
-                         ELSE COALESCE(app_users.email_sealed, EXCLUDED.email_sealed) END, \
-                         phone_sealed = CASE WHEN EXCLUDED.verified \
-                         THEN COALESCE(EXCLUDED.phone_sealed, app_users.phone_sealed) \
-                         ELSE COALESCE(app_users.phone_sealed, EXCLUDED.phone_sealed) END, \
-                         verified = app_users.verified OR EXCLUDED.verified, updated_at = EXCLUDED.updated_at",
-                    )
-                    .bind::<SqlUuid, _>(user.id.0)
-                    .bind::<SqlUuid, _>(r.workspace_id.0)
-                    .bind::<Bool, _>(user.has_external_id)
-                    .bind::<Nullable<Bytea>, _>(user.email_sealed.as_deref())
-                    .bind::<Nullable<Bytea>, _>(user.phone_sealed.as_deref())
-                    .bind::<Bool, _>(user.verified)
-                    .bind::<Timestamptz, _>(r.now).cached()
-                    .execute(conn)
-                    .await?;
-                }
-                let user_id = r.user.as_ref().map(|u| u.id.0);
-                if let Some(expected) = &r.replaces_refresh_digest {
-                    let locked: Vec<LockedDeviceRow> =
-                        sql_query("SELECT status, refresh_digest FROM app_devices WHERE id = $1 FOR NO KEY UPDATE")
-                            .bind::<SqlUuid, _>(r.device_id.0).cached()
-                            .load(conn)
-                            .await?;
-                    let current = locked.into_iter().next().ok_or_else(|| {
-                        TxError::Domain(Error::refused(ErrorCode::Conflict, "the device was removed meanwhile"))
-                    })?;
-                    if current.status == DeviceStatus::Blocked.as_str() {
-                        return Err(TxError::Domain(Error::refused(
-                            ErrorCode::InstallBlocked,
-                            "this device is blocked by the workspace",
-                        )));
-                    }
-                    if &current.refresh_digest != expected {
-                        return Err(TxError::Domain(Error::refused(
-                            ErrorCode::Conflict,
-                            "a concurrent register of this device went first; register again",
-                        )));
-                    }
-                    // A vendor id moves to the device that proved itself last.
-                    if let Some(vendor) = &r.vendor_digest {
-                        sql_query(
-                            "UPDATE app_devices SET vendor_digest = NULL \
-                             WHERE workspace_id = $1 AND app_id = $2 AND vendor_digest = $3 AND id <> $4",
-                        )
-                        .bind::<SqlUuid, _>(r.workspace_id.0)
-                        .bind::<Text, _>(&r.app.app_id)
-                        .bind::<Bytea, _>(vendor)
-                        .bind::<SqlUuid, _>(r.device_id.0).cached()
-                        .execute(conn)
-                        .await?;
-                    }
-                } else {
-                    sql_query(
-                        "INSERT INTO app_devices (id, workspace_id, app_id, platform, app_version, device_model, \
-                         os_version, locale, metadata, vendor_digest, status, refresh_digest, refresh_expires_at, \
-                         user_id, identity, latest_install_id, first_seen_at, last_seen_at, heartbeat_count, \
-                         feedback_count, session_count, recent_sessions) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'ACTIVE', $11, $12, $13, $14, $15, $16, $16, \
-                         0, 0, 1, ARRAY[$16::timestamptz])",
-                    )
-                    .bind::<SqlUuid, _>(r.device_id.0)
-                    .bind::<SqlUuid, _>(r.workspace_id.0)
-                    .bind::<Text, _>(&r.app.app_id)
-                    .bind::<Text, _>(r.app.platform.as_str())
-                    .bind::<Text, _>(&r.app.app_version)
-                    .bind::<Nullable<Text>, _>(r.app.device_model.as_deref())
-                    .bind::<Nullable<Text>, _>(r.app.os_version.as_deref())
-                    .bind::<Nullable<Text>, _>(r.app.locale.as_deref())
-                    .bind::<Nullable<Jsonb>, _>(metadata.as_ref())
-                    .bind::<Nullable<Bytea>, _>(r.vendor_digest.as_deref())
-                    .bind::<Bytea, _>(&r.refresh_digest)
-                    .bind::<Timestamptz, _>(r.refresh_expires_at)
-                    .bind::<Nullable<SqlUuid>, _>(user_id)
-                    .bind::<Text, _>(r.identity.as_str())
-                    .bind::<SqlUuid, _>(r.new_install_id.0)
-                    .bind::<Timestamptz, _>(r.now).cached()
-                    .execute(conn)
-                    .await
-                    .map_err(concurrent_vendor_claim)?;
-                }
-                let installs: Vec<IdRow> = sql_query(concat!(
-                    "INSERT INTO app_installs AS i (id, campaign_id, device_id, app_id, platform, app_version, ",
-                    "device_model, os_version, locale, first_seen_at, last_seen_at, heartbeat_count, feedback_count, ",
-                    "session_count, recent_sessions) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, 0, 0, 1, ",
-                    "ARRAY[$10::timestamptz]) ON CONFLICT (campaign_id, device_id) DO UPDATE SET ",
-                    "app_id = EXCLUDED.app_id, platform = EXCLUDED.platform, app_version = EXCLUDED.app_version, ",
-                    "device_model = EXCLUDED.device_model, os_version = EXCLUDED.os_version, locale = EXCLUDED.locale, ",
-                    seen_sql!("i", "$10", "$11"),
-                    " RETURNING i.id"
-                ))
-                .bind::<SqlUuid, _>(r.new_install_id.0)
-                .bind::<SqlUuid, _>(r.campaign_id.0)
-                .bind::<SqlUuid, _>(r.device_id.0)
-                .bind::<Text, _>(&r.app.app_id)
-                .bind::<Text, _>(r.app.platform.as_str())
-                .bind::<Text, _>(&r.app.app_version)
-                .bind::<Nullable<Text>, _>(r.app.device_model.as_deref())
-                .bind::<Nullable<Text>, _>(r.app.os_version.as_deref())
-                .bind::<Nullable<Text>, _>(r.app.locale.as_deref())
-                .bind::<Timestamptz, _>(r.now)
-                .bind::<Timestamptz, _>(gap_start).cached()
-                .load(conn)
-                .await?;
-                let install = installs
-                    .into_iter()
-                    .next()
-                    .map(|row| AppInstallId(row.id))
-                    .ok_or_else(|| TxError::Domain(Error::internal("install upsert returned no row")))?;
-                if r.replaces_refresh_digest.is_some() {
-                    sql_query(concat!(
-                        "UPDATE app_devices AS d SET app_id = $2, platform = $3, app_version = $4, device_model = $5, ",
-                        "os_version = $6, locale = $7, metadata = $8, vendor_digest = COALESCE($9, d.vendor_digest), ",
-                        "refresh_digest = $10, refresh_expires_at = $11, user_id = $12, identity = $13, ",
-                        "latest_install_id = $14, ",
-                        seen_sql!("d", "$15", "$16"),
-                        " WHERE d.id = $1"
-                    ))
-                    .bind::<SqlUuid, _>(r.device_id.0)
-                    .bind::<Text, _>(&r.app.app_id)
-                    .bind::<Text, _>(r.app.platform.as_str())
-                    .bind::<Text, _>(&r.app.app_version)
-                    .bind::<Nullable<Text>, _>(r.app.device_model.as_deref())
-                    .bind::<Nullable<Text>, _>(r.app.os_version.as_deref())
-                    .bind::<Nullable<Text>, _>(r.app.locale.as_deref())
-                    .bind::<Nullable<Jsonb>, _>(metadata.as_ref())
-                    .bind::<Nullable<Bytea>, _>(r.vendor_digest.as_deref())
-                    .bind::<Bytea, _>(&r.refresh_digest)
-                    .bind::<Timestamptz, _>(r.refresh_expires_at)
-                    .bind::<Nullable<SqlUuid>, _>(user_id)
-                    .bind::<Text, _>(r.identity.as_str())
-                    .bind::<SqlUuid, _>(install.0)
-                    .bind::<Timestamptz, _>(r.now)
-                    .bind::<Timestamptz, _>(gap_start).cached()
-                    .execute(conn)
-                    .await
-                    .map_err(concurrent_vendor_claim)?;
-                }
-                Ok(install)
-            })
-            .await;
-        Ok(result?)
+        self.registrations.submit(r.clone()).await?
     }
 
     async fn beat_device(&self, beat: &DeviceBeat) -> Result<BeatOutcome> {

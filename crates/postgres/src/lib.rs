@@ -13,6 +13,7 @@ pub mod local;
 mod migrate;
 mod outreach;
 mod pool;
+mod registrations;
 mod schema;
 mod starts;
 mod statement;

@@ -23,6 +23,7 @@ use crate::batch::{BatchLimits, GroupCommit};
 use crate::error::{from_diesel, from_pool, violated_constraint};
 use crate::heartbeats::DeviceBeats;
 use crate::links::LinkInserts;
+use crate::registrations::Registrations;
 use crate::schema::{
     api_key_workspaces, api_keys, businesses, idempotency_keys, quota_windows, service_accounts, workspaces,
 };
@@ -37,6 +38,7 @@ pub struct PgStore {
     pub(crate) device_beats: Arc<GroupCommit<DeviceBeats>>,
     pub(crate) link_inserts: Arc<GroupCommit<LinkInserts>>,
     pub(crate) session_starts: Arc<GroupCommit<SessionStarts>>,
+    pub(crate) registrations: Arc<GroupCommit<Registrations>>,
 }
 
 /// Heartbeats, links and sessions are small rows: a group of a few hundred is still one short
@@ -45,13 +47,15 @@ pub struct PgStore {
 const HEARTBEAT_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
 const LINK_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
 const START_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
+const REGISTRATION_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
 
 impl PgStore {
     pub(crate) fn new(pool: Pool<AsyncPgConnection>) -> Self {
         let device_beats = Arc::new(GroupCommit::new(DeviceBeats::new(pool.clone()), HEARTBEAT_BATCHES));
         let link_inserts = Arc::new(GroupCommit::new(LinkInserts::new(pool.clone()), LINK_BATCHES));
         let session_starts = Arc::new(GroupCommit::new(SessionStarts::new(pool.clone()), START_BATCHES));
-        Self { pool, device_beats, link_inserts, session_starts }
+        let registrations = Arc::new(GroupCommit::new(Registrations::new(pool.clone()), REGISTRATION_BATCHES));
+        Self { pool, device_beats, link_inserts, session_starts, registrations }
     }
 
     pub(crate) async fn conn(&self) -> Result<Object<AsyncPgConnection>> {

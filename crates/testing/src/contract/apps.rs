@@ -1,5 +1,6 @@
 //! `AppRepository`: device pages follow registration order and stay whole under inserts;
-//! heartbeats arriving together are each counted once and rated in turn.
+//! heartbeats arriving together are each counted once and rated in turn; registers arriving
+//! together each stand or fail alone.
 
 use futures_util::future::join_all;
 use pulse_domain::apps::models::{HeartbeatInput, RegisterInput};
@@ -99,4 +100,31 @@ pub async fn heartbeats_arriving_together_are_each_counted_once_and_rated_in_tur
         assert_eq!(view.activity.heartbeat_count, allowed as u64, "every admitted beat is counted once");
         assert_eq!(view.app_version, "1.1");
     }
+}
+
+pub async fn registers_arriving_together_each_stand_or_fail_alone<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let campaign = w.open_campaign(&partner).await.campaign;
+    let with_vendor =
+        |vendor: &str| RegisterInput { vendor_device_id: Some(vendor.to_owned()), ..install(&campaign.code) };
+    let known = w.apps.register(with_vendor("vendor-known")).await.expect("registered");
+    let again = || RegisterInput {
+        device_id: Some(known.device_id.to_string()),
+        refresh_token: Some(known.refresh_token.expose_secret().to_owned()),
+        ..with_vendor("vendor-known")
+    };
+
+    // The same device twice with one refresh token, one new device twice (one vendor id), and
+    // four other new devices, all at once: the stores may write them together. Which of a pair
+    // goes first is a race: the second renews the same device or is told to register again.
+    let mut inputs = vec![again(), again(), with_vendor("vendor-new"), with_vendor("vendor-new")];
+    inputs.extend((0..4).map(|i| with_vendor(&format!("vendor-{i}"))));
+    let results = join_all(inputs.into_iter().map(|input| w.apps.register(input))).await;
+    let refused: Vec<ErrorCode> = results.iter().filter_map(|r| r.as_ref().err().map(Error::code)).collect();
+    assert!(refused.iter().all(|code| *code == ErrorCode::Conflict), "{refused:?}");
+    assert!(results[4..].iter().all(Result::is_ok), "the others stand alone: {refused:?}");
+    assert!(results[0..2].iter().any(Result::is_ok) && results[2..4].iter().any(Result::is_ok));
+    let devices = w.apps.devices(&partner.principal, None, None, Some("50"), None).await.expect("a page");
+    assert_eq!(devices.items.len(), 6, "the known device, one for vendor-new and four others");
 }

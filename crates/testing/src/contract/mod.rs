@@ -311,10 +311,12 @@ macro_rules! contract_suite {
                 a_link_is_spent_once_and_never_after_it_expires,
                 two_concurrent_starts_spend_a_link_once,
                 a_start_the_store_cannot_write_fails_alone,
+                a_start_without_a_token_is_refused_once_the_campaign_requires_signing,
             }
             apps {
                 device_pages_keep_registration_order_while_devices_arrive,
                 heartbeats_arriving_together_are_each_counted_once_and_rated_in_turn,
+                registers_arriving_together_each_stand_or_fail_alone,
             }
             analysis {
                 a_finished_sessions_job_is_claimed_once_per_lease_and_released_by_its_holder,
