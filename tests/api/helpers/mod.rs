@@ -117,7 +117,13 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
     let app = Application::build(&settings, AppClock::Settable(clock.clone())).expect("build the application");
     let address = format!("http://127.0.0.1:{}", app.port());
     tokio::spawn(app.run_until_stopped());
-    let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    // The server closes a connection idle for 5 s (actix's keep-alive); a client that reused one
+    // at that moment would see it cut mid-request, so the test client lets go of idle ones first.
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .pool_idle_timeout(std::time::Duration::from_secs(2))
+        .build()
+        .expect("client");
     TestApp { address, clock, client, settings, db }
 }
 
