@@ -536,6 +536,32 @@ async fn two_workers_on_one_database_never_send_the_same_attempt_twice() {
 }
 
 #[tokio::test]
+async fn a_slow_endpoint_does_not_hold_back_the_deliveries_claimed_after_it() {
+    let app = spawn_app_with(|s| {
+        s.webhooks.allow_private = true;
+        s.webhooks.timeout = Duration::from_secs(60);
+        s.webhooks.poll_every = Duration::from_millis(50);
+    })
+    .await;
+    let (slow, fast) = (Receiver::start().await, Receiver::start().await);
+    // Answers only after the test is over: its attempt stays in flight throughout.
+    slow.reply(Reply::Hang(Duration::from_secs(3600)));
+    let (_, hooks) = webhook_partner(&app).await;
+    let (slow_hook, _) = subscribed(&app, &hooks.key, &slow.url, &[]).await;
+    let (fast_hook, _) = subscribed(&app, &hooks.key, &fast.url, &[]).await;
+    app.simulate_webhook(&hooks.key, id(&slow_hook)).await;
+    slow.wait_for(1).await;
+
+    for _ in 0..3 {
+        assert_eq!(app.simulate_webhook(&hooks.key, id(&fast_hook)).await.status(), 201);
+    }
+    fast.wait_for(3).await;
+    wait_for_delivery(&app, &hooks.key, id(&fast_hook), |d| d["status"] == "DELIVERED").await;
+    let held = deliveries(&app, &hooks.key, id(&slow_hook)).await.remove(0);
+    assert_eq!((held["status"].as_str(), held["attempts"].as_u64()), (Some("PENDING"), Some(0)), "still in flight");
+}
+
+#[tokio::test]
 async fn finished_events_leave_the_database_after_thirty_days() {
     let app = webhook_app(Duration::from_secs(3600)).await;
     let receiver = Receiver::start().await;

@@ -7,6 +7,7 @@
 //! is never asserted: the run fails only when a step cannot run or a workload answered no 2xx at
 //! all. Databases and the server are cleaned up by guards, also on an error or Ctrl-C.
 
+mod dispatch;
 mod paced;
 mod postgres;
 mod report;
@@ -48,8 +49,8 @@ struct Args {
     /// at 20 requests per second.
     #[arg(long)]
     smoke: bool,
-    /// Runs only these workloads (heartbeat, mint, register, start), e.g. `--only mint,start`.
-    #[arg(long, value_delimiter = ',', value_parser = ["heartbeat", "mint", "register", "start"])]
+    /// Runs only these workloads (heartbeat, mint, register, start, dispatch), e.g. `--only mint,start`.
+    #[arg(long, value_delimiter = ',', value_parser = ["heartbeat", "mint", "register", "start", "dispatch"])]
     only: Vec<String>,
     /// The maintenance database of the PostgreSQL to use; the benchmark's databases are created
     /// and dropped next to it.
@@ -157,9 +158,11 @@ async fn run(args: Args) -> anyhow::Result<()> {
     }
     let log_tail = serving.log_tail();
     serving.stop().await;
+    let dispatched = dispatch::run(&args.only, &pulse, &seeded, &plan, database.url()).await?;
 
     let run = Run { pulse: &args.pulse, plan, tps, rows };
     tools::print(&run.render())?;
+    tools::print(&dispatched)?;
 
     let broken = run.without_2xx();
     if !broken.is_empty() {

@@ -14,7 +14,7 @@ const REGISTER_AT_ONCE: usize = 8;
 
 /// What the workloads need.
 pub struct Seeded {
-    /// An API key with `sessions:launch` (and what seeding needed).
+    /// An API key with `sessions:launch` and `channel:webhooks` (and what seeding needed).
     pub key: String,
     pub campaign_id: String,
     /// The public code of the open, launched campaign.
@@ -98,7 +98,7 @@ pub async fn seed(pulse: &Pulse, http: &Http, devices: u32) -> anyhow::Result<Se
             "--business",
             &business,
             "--scopes",
-            "channel:workspaces,channel:provision,sessions:launch",
+            "channel:workspaces,channel:provision,sessions:launch,channel:webhooks",
         ])
         .await?;
     let key = text(&created, "/key")?;

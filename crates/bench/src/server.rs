@@ -65,6 +65,11 @@ impl Pulse {
 
     /// Starts `pulse serve` on a free loopback port and waits until `/readyz` answers 200.
     pub async fn serve(&self, pool_size: u32) -> anyhow::Result<Server> {
+        self.serve_with(pool_size, &[]).await
+    }
+
+    /// As [`Pulse::serve`], with more variables in the server's environment.
+    pub async fn serve_with(&self, pool_size: u32, env: &[(&str, &str)]) -> anyhow::Result<Server> {
         let port = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).context("no free port")?.port();
         let log = self.dir.join("server.log");
         let file = std::fs::File::create(&log).context("cannot create the server's log file")?;
@@ -73,6 +78,7 @@ impl Pulse {
             .arg("serve")
             .env("PULSE_BIND", format!("127.0.0.1:{port}"))
             .env("PULSE_DB_POOL_SIZE", pool_size.to_string())
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(file.try_clone()?)
             .stderr(file)

@@ -21,6 +21,7 @@ mod store;
 #[cfg(feature = "test-db")]
 pub mod test_db;
 mod webhooks;
+mod webhooks_attempts;
 
 pub use migrate::{MIGRATIONS, pending_migrations, run_migrations};
 pub use pool::{PoolSettings, connect};

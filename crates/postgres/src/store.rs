@@ -29,6 +29,7 @@ use crate::schema::{
 };
 use crate::starts::SessionStarts;
 use crate::statement::Cached as _;
+use crate::webhooks_attempts::AttemptRecords;
 
 /// The Postgres implementation of every repository port. Cloning shares the pool and the
 /// group-commit queues.
@@ -39,6 +40,7 @@ pub struct PgStore {
     pub(crate) link_inserts: Arc<GroupCommit<LinkInserts>>,
     pub(crate) session_starts: Arc<GroupCommit<SessionStarts>>,
     pub(crate) registrations: Arc<GroupCommit<Registrations>>,
+    pub(crate) attempt_records: Arc<GroupCommit<AttemptRecords>>,
 }
 
 /// Heartbeats, links and sessions are small rows: a group of a few hundred is still one short
@@ -48,6 +50,8 @@ const HEARTBEAT_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 
 const LINK_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
 const START_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
 const REGISTRATION_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
+/// A webhook worker keeps hundreds of attempts going; a group holds what they answered meanwhile.
+const ATTEMPT_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
 
 impl PgStore {
     pub(crate) fn new(pool: Pool<AsyncPgConnection>) -> Self {
@@ -55,7 +59,8 @@ impl PgStore {
         let link_inserts = Arc::new(GroupCommit::new(LinkInserts::new(pool.clone()), LINK_BATCHES));
         let session_starts = Arc::new(GroupCommit::new(SessionStarts::new(pool.clone()), START_BATCHES));
         let registrations = Arc::new(GroupCommit::new(Registrations::new(pool.clone()), REGISTRATION_BATCHES));
-        Self { pool, device_beats, link_inserts, session_starts, registrations }
+        let attempt_records = Arc::new(GroupCommit::new(AttemptRecords::new(pool.clone()), ATTEMPT_BATCHES));
+        Self { pool, device_beats, link_inserts, session_starts, registrations, attempt_records }
     }
 
     pub(crate) async fn conn(&self) -> Result<Object<AsyncPgConnection>> {

@@ -8,8 +8,8 @@ use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use pulse_domain::ids::{DeliveryId, EventId, WebhookId, WorkspaceId};
 use pulse_domain::shared::paging::PageRequest;
 use pulse_domain::webhooks::models::{
-    AttemptRecord, AttemptView, Claim, ClaimedDelivery, DISABLE_AFTER_DEAD, DeliveryStatus, DeliveryView, EventType,
-    NewEvent, NewSubscription, Subscription, SubscriptionChanges,
+    AttemptRecord, AttemptView, Claim, ClaimedDelivery, DeliveryStatus, DeliveryView, EventType, NewEvent,
+    NewSubscription, Subscription, SubscriptionChanges,
 };
 use pulse_domain::webhooks::ports::WebhookRepository;
 use pulse_domain::{Error, ErrorCode, Result};
@@ -37,7 +37,7 @@ fn to_u32(n: i32) -> u32 {
     u32::try_from(n).unwrap_or(0)
 }
 
-fn to_i32(n: u32) -> i32 {
+pub(crate) fn to_i32(n: u32) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
 }
 
@@ -477,75 +477,8 @@ impl WebhookRepository for PgStore {
     }
 
     async fn record_attempt(&self, attempt: &AttemptRecord) -> Result<bool> {
-        let mut conn = self.conn().await?;
-        conn.transaction::<_, TxError, _>(async |conn| {
-            let updated = sql_query(
-                "UPDATE webhook_deliveries SET status = $3, attempts = $4, next_attempt_at = $5,
-                    last_status_code = $6, last_error = $7,
-                    delivered_at = CASE WHEN $3 = 'DELIVERED' THEN $8 ELSE delivered_at END,
-                    claim_token = NULL
-                WHERE id = $1 AND claim_token = $2",
-            )
-            .bind::<SqlUuid, _>(attempt.delivery.0)
-            .bind::<SqlUuid, _>(attempt.claim_token)
-            .bind::<Text, _>(attempt.status.as_str())
-            .bind::<Integer, _>(to_i32(attempt.attempt))
-            .bind::<Nullable<Timestamptz>, _>(attempt.next_attempt_at)
-            .bind::<Nullable<Integer>, _>(attempt.status_code.map(i32::from))
-            .bind::<Nullable<Text>, _>(attempt.error.as_deref())
-            .bind::<Timestamptz, _>(attempt.attempted_at)
-            .cached()
-            .execute(conn)
-            .await?;
-            if updated == 0 {
-                return Ok(false);
-            }
-            sql_query(
-                "INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
-                VALUES ($1, $2, $3, $4, $5, $6)",
-            )
-            .bind::<SqlUuid, _>(attempt.delivery.0)
-            .bind::<Integer, _>(to_i32(attempt.attempt))
-            .bind::<Timestamptz, _>(attempt.attempted_at)
-            .bind::<Nullable<Integer>, _>(attempt.status_code.map(i32::from))
-            .bind::<Nullable<Text>, _>(attempt.error.as_deref())
-            .bind::<Integer, _>(to_i32(attempt.duration_ms))
-            .cached()
-            .execute(conn)
-            .await?;
-            match attempt.status {
-                DeliveryStatus::Delivered => {
-                    sql_query("UPDATE webhook_subscriptions SET dead_in_a_row = 0 WHERE id = $1 AND dead_in_a_row > 0")
-                        .bind::<SqlUuid, _>(attempt.subscription.0)
-                        .cached()
-                        .execute(conn)
-                        .await?;
-                }
-                DeliveryStatus::Dead => {
-                    // SET reads the row as it was: `dead_in_a_row + 1` is the new run.
-                    sql_query(
-                        "UPDATE webhook_subscriptions SET
-                            dead_in_a_row = dead_in_a_row + 1,
-                            disabled_at = CASE WHEN is_active AND dead_in_a_row + 1 >= $2 THEN $3 ELSE disabled_at END,
-                            disabled_reason = CASE WHEN is_active AND dead_in_a_row + 1 >= $2 THEN $4
-                                ELSE disabled_reason END,
-                            is_active = is_active AND dead_in_a_row + 1 < $2
-                        WHERE id = $1",
-                    )
-                    .bind::<SqlUuid, _>(attempt.subscription.0)
-                    .bind::<Integer, _>(to_i32(DISABLE_AFTER_DEAD))
-                    .bind::<Timestamptz, _>(attempt.attempted_at)
-                    .bind::<Text, _>(&attempt.disable_reason)
-                    .cached()
-                    .execute(conn)
-                    .await?;
-                }
-                DeliveryStatus::Pending | DeliveryStatus::Failed => {}
-            }
-            Ok(true)
-        })
-        .await
-        .map_err(Error::from)
+        // Written with the attempts other sends finished meanwhile (`webhooks_attempts`).
+        self.attempt_records.submit(attempt.clone()).await
     }
 
     async fn purge_webhook_events(&self, before: OffsetDateTime) -> Result<u64> {

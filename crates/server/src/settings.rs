@@ -181,7 +181,11 @@ fn webhook_settings(var: &impl Fn(&str) -> Option<String>) -> anyhow::Result<Web
         Some("true") => true,
         Some(other) => bail!("PULSE_WEBHOOK_ALLOW_PRIVATE must be `true` or `false`, not `{other}`"),
     };
-    let mut settings = WebhookSettings { allow_private, ..WebhookSettings::default() };
+    let mut settings = WebhookSettings {
+        allow_private,
+        poll_every: poll_every(var, "PULSE_WEBHOOK_POLL_MS", 60_000)?,
+        ..WebhookSettings::default()
+    };
     if let Some(secs) = var("PULSE_WEBHOOK_TIMEOUT_SECS") {
         let secs: u64 = secs.parse().context("PULSE_WEBHOOK_TIMEOUT_SECS must be a whole number of seconds")?;
         if !(1..=60).contains(&secs) {
@@ -472,9 +476,11 @@ mod tests {
             ("PULSE_WEBHOOK_TIMEOUT_SECS", "2"),
             ("PULSE_WEBHOOK_RETRY_DELAYS", "1, 2"),
             ("PULSE_WEBHOOK_MAX_ATTEMPTS", "3"),
+            ("PULSE_WEBHOOK_POLL_MS", "250"),
         ])
         .expect("settings");
         assert!(s.webhooks.allow_private);
+        assert_eq!(s.webhooks.poll_every, std::time::Duration::from_millis(250));
         assert_eq!(s.webhooks.timeout, std::time::Duration::from_secs(2));
         assert_eq!(s.webhooks.schedule.after_failures(2), Some(time::Duration::seconds(2)));
         assert_eq!(s.webhooks.schedule.after_failures(3), None);
@@ -508,6 +514,7 @@ mod tests {
             ("PULSE_WEBHOOK_TIMEOUT_SECS", "0"),
             ("PULSE_WEBHOOK_RETRY_DELAYS", "60,soon"),
             ("PULSE_WEBHOOK_MAX_ATTEMPTS", "9"),
+            ("PULSE_WEBHOOK_POLL_MS", "60001"),
             ("PULSE_ANALYSIS_POLL_MS", "5"),
             ("PULSE_EXPORT_POLL_MS", "30000"),
             ("PULSE_EXPORT_STORE", "disk"),

@@ -5,13 +5,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::web;
+use tokio::task::{JoinError, JoinSet};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use pulse_domain::analysis::models::{ANALYSIS_BATCH, AnalysisOutcome, AnalysisSummary};
 use pulse_domain::exports::models::EXPORT_BATCH;
 use pulse_domain::outreach::models::MESSAGE_BATCH;
-use pulse_domain::webhooks::models::CLAIM_BATCH;
+use pulse_domain::webhooks::models::{AttemptSummary, CLAIM_BATCH, DELIVERIES_IN_FLIGHT};
 
 use crate::startup::{ServerAnalysis, ServerDispatcher, ServerState};
 
@@ -72,32 +74,63 @@ where
     }
 }
 
-/// Sends due webhook deliveries (each send is bounded by its timeout).
+/// Sends due webhook deliveries, keeping up to [`DELIVERIES_IN_FLIGHT`] attempts going at once: it
+/// claims another batch as soon as there is room for one, so a slow endpoint holds only its own
+/// slot, never the deliveries claimed after it. When a claim finds fewer than it asked for (or
+/// fails), the worker looks again after `poll_every`. A stop lets the attempts in flight finish
+/// (each send is bounded by its timeout). Any number of replicas may run a worker: their claims
+/// never overlap.
 pub async fn deliver_webhooks(dispatcher: Arc<ServerDispatcher>, stop: CancellationToken, poll_every: Duration) {
-    in_rounds(stop, poll_every, CLAIM_BATCH as usize, || async {
-        match dispatcher.deliver_due(CLAIM_BATCH).await {
-            Ok(attempts) => {
-                for a in &attempts {
-                    tracing::info!(
-                        delivery = %a.delivery,
-                        event_type = a.event_type.as_str(),
-                        attempt = a.attempt,
-                        status = a.status.as_str(),
-                        status_code = a.status_code,
-                        error = a.error.as_deref(),
-                        recorded = a.recorded,
-                        "webhook attempt"
-                    );
+    let batch = CLAIM_BATCH as usize;
+    let mut in_flight = JoinSet::new();
+    let mut look_at = Instant::now();
+    while !stop.is_cancelled() {
+        let room = in_flight.len() + batch <= DELIVERIES_IN_FLIGHT;
+        if room && Instant::now() >= look_at {
+            match dispatcher.claim(CLAIM_BATCH).await {
+                Ok(claimed) => {
+                    if claimed.len() < batch {
+                        look_at = Instant::now() + poll_every;
+                    }
+                    for delivery in claimed {
+                        let dispatcher = Arc::clone(&dispatcher);
+                        in_flight.spawn(async move { dispatcher.attempt(&delivery).await });
+                    }
                 }
-                attempts.len()
+                Err(error) => {
+                    tracing::warn!(%error, "claiming webhook deliveries failed");
+                    look_at = Instant::now() + poll_every;
+                }
             }
-            Err(error) => {
-                tracing::warn!(%error, "webhook delivery round failed");
-                0
-            }
+            continue;
         }
-    })
-    .await;
+        tokio::select! {
+            () = stop.cancelled() => {}
+            Some(joined) = in_flight.join_next() => log_attempt(joined),
+            () = tokio::time::sleep_until(look_at), if room => {}
+        }
+    }
+    while let Some(joined) = in_flight.join_next().await {
+        log_attempt(joined);
+    }
+}
+
+fn log_attempt(joined: Result<pulse_domain::Result<AttemptSummary>, JoinError>) {
+    match joined {
+        Ok(Ok(a)) => tracing::info!(
+            delivery = %a.delivery,
+            event_type = a.event_type.as_str(),
+            attempt = a.attempt,
+            status = a.status.as_str(),
+            status_code = a.status_code,
+            error = a.error.as_deref(),
+            recorded = a.recorded,
+            "webhook attempt"
+        ),
+        // The delivery stays claimed until its lease ends, then is sent again.
+        Ok(Err(error)) => tracing::warn!(%error, "recording a webhook attempt failed"),
+        Err(error) => tracing::error!(%error, "a webhook attempt panicked"),
+    }
 }
 
 /// Analyzes finished sessions. Log lines carry ids, counts and codes, never a word a respondent

@@ -335,6 +335,7 @@ macro_rules! contract_suite {
             }
             webhooks {
                 a_claimed_delivery_is_held_by_its_lease_and_only_its_holder_records,
+                attempts_recorded_at_once_each_count_once_in_their_endpoints_run,
             }
             outreach {
                 planning_queues_each_invitation_once_on_every_channel_a_person_can_be_reached_by,

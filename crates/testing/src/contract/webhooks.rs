@@ -1,13 +1,19 @@
 //! `WebhookRepository`: a claimed delivery is held by its lease, concurrent claims never share a
-//! delivery, and only the holder of the live claim records an attempt.
+//! delivery, only the holder of the live claim records an attempt, and attempts recorded at once
+//! each count once in their endpoint's run of DEAD deliveries.
 
-use futures_util::future::join;
+use futures_util::future::{join, join_all};
+use pulse_domain::ids::WebhookId;
 use pulse_domain::shared::clock::Clock;
-use pulse_domain::webhooks::models::{AttemptRecord, Claim, DeliveryStatus, SubscriptionInput};
+use pulse_domain::shared::paging::PageRequest;
+use pulse_domain::webhooks::models::{
+    AttemptRecord, Claim, ClaimedDelivery, DISABLE_AFTER_DEAD, DeliveryStatus, DeliveryView, Subscription,
+    SubscriptionInput,
+};
 use time::Duration;
 use uuid::Uuid;
 
-use super::{Store, World};
+use super::{Partner, Store, World};
 
 pub async fn a_claimed_delivery_is_held_by_its_lease_and_only_its_holder_records<S: Store>(store: S) {
     let w = World::new(store);
@@ -54,4 +60,104 @@ pub async fn a_claimed_delivery_is_held_by_its_lease_and_only_its_holder_records
         "a lost claim records nothing"
     );
     assert!(w.store.record_attempt(&record(again.claim_token)).await.expect("recorded"));
+}
+
+/// An endpoint of `partner` with `deliveries` test deliveries queued.
+async fn endpoint_with<S: Store>(w: &World<S>, partner: &Partner, deliveries: usize) -> WebhookId {
+    let input =
+        SubscriptionInput { url: Some("https://hooks.example.com/pulse".into()), description: None, event_types: None };
+    let (subscription, _) = w.webhooks.create(&partner.principal, None, input).await.expect("subscribed");
+    for _ in 0..deliveries {
+        w.webhooks.simulate(&partner.principal, None, subscription.id).await.expect("queued");
+    }
+    subscription.id
+}
+
+async fn endpoint_of<S: Store>(w: &World<S>, partner: &Partner, id: WebhookId) -> Subscription {
+    w.store.find_subscription(partner.workspace, id).await.expect("read").expect("an endpoint")
+}
+
+async fn trail_of<S: Store>(w: &World<S>, id: WebhookId) -> Vec<DeliveryView> {
+    w.store.list_deliveries(id, &PageRequest { limit: 20, after: None }).await.expect("listed")
+}
+
+/// The outcome of an attempt at `delivery`, made under `token`.
+fn outcome(delivery: &ClaimedDelivery, token: Uuid, status: DeliveryStatus, at: time::OffsetDateTime) -> AttemptRecord {
+    let failed = status != DeliveryStatus::Delivered;
+    AttemptRecord {
+        delivery: delivery.id,
+        claim_token: token,
+        subscription: delivery.subscription_id,
+        attempt: delivery.attempts + 1,
+        attempted_at: at,
+        status,
+        next_attempt_at: (status == DeliveryStatus::Failed).then_some(at + Duration::MINUTE),
+        status_code: Some(if failed { 500 } else { 204 }),
+        error: failed.then(|| "HTTP 500".to_owned()),
+        duration_ms: 4,
+        disable_reason: format!("disabled after {}", delivery.id),
+    }
+}
+
+pub async fn attempts_recorded_at_once_each_count_once_in_their_endpoints_run<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let dying = endpoint_with(&w, &partner, 5).await;
+    let recovering = endpoint_with(&w, &partner, 6).await;
+    let lost = endpoint_with(&w, &partner, 1).await;
+    let retried = endpoint_with(&w, &partner, 1).await;
+    let now = w.clock.now();
+    let claimed = w
+        .store
+        .claim_deliveries(&Claim { token: Uuid::new_v4(), now, lease_until: now + Duration::MINUTE, limit: 20 })
+        .await
+        .expect("claimed");
+    assert_eq!(claimed.len(), 13);
+    let of = |endpoint: WebhookId| claimed.iter().filter(move |d| d.subscription_id == endpoint);
+    let mut recovering_deliveries = of(recovering);
+    let first_dead = recovering_deliveries.next().expect("a delivery");
+    let recovered = recovering_deliveries.next().expect("a delivery");
+    let later_dead: Vec<&ClaimedDelivery> = recovering_deliveries.collect();
+
+    // One DEAD delivery starts the recovering endpoint's run before the others arrive.
+    let record = |d: &ClaimedDelivery, status| outcome(d, d.claim_token, status, now);
+    assert!(w.store.record_attempt(&record(first_dead, DeliveryStatus::Dead)).await.expect("recorded"));
+
+    let mut together: Vec<AttemptRecord> = of(dying).map(|d| record(d, DeliveryStatus::Dead)).collect();
+    together.push(record(recovered, DeliveryStatus::Delivered));
+    let stale = of(lost).next().expect("a delivery");
+    together.push(outcome(stale, Uuid::new_v4(), DeliveryStatus::Delivered, now));
+    together.push(record(of(retried).next().expect("a delivery"), DeliveryStatus::Failed));
+    let answers = join_all(together.iter().map(|a| w.store.record_attempt(a))).await;
+    let answers: Vec<bool> = answers.into_iter().map(|a| a.expect("recorded")).collect();
+    assert_eq!(answers, [true, true, true, true, true, true, false, true], "only the lost claim records nothing");
+
+    let endpoint = |id| endpoint_of(&w, &partner, id);
+    let dead = endpoint(dying).await;
+    assert!(!dead.is_active && dead.disabled_at == Some(now), "five DEAD deliveries in a row disable the endpoint");
+    let reasons: Vec<String> = of(dying).map(|d| format!("disabled after {}", d.id)).collect();
+    assert!(dead.disabled_reason.as_ref().is_some_and(|r| reasons.contains(r)), "{:?}", dead.disabled_reason);
+
+    // Four more DEAD deliveries: five in all, but the delivered one ended the run after the first.
+    assert_eq!(later_dead.len(), usize::try_from(DISABLE_AFTER_DEAD - 1).expect("small"));
+    for d in later_dead {
+        assert!(w.store.record_attempt(&record(d, DeliveryStatus::Dead)).await.expect("recorded"));
+    }
+    assert!(endpoint(recovering).await.is_active, "the run restarted at the delivered one");
+    assert!(endpoint(lost).await.is_active && endpoint(retried).await.is_active);
+
+    let trail = |id| trail_of(&w, id);
+    for delivery in trail(dying).await {
+        assert_eq!((delivery.status, delivery.attempts, delivery.history.len()), (DeliveryStatus::Dead, 1, 1));
+        assert_eq!(delivery.next_attempt_at, None);
+    }
+    let untouched = trail(lost).await.remove(0);
+    assert_eq!((untouched.status, untouched.attempts), (DeliveryStatus::Pending, 0), "a lost claim writes nothing");
+    assert!(untouched.history.is_empty());
+    let failed = trail(retried).await.remove(0);
+    assert_eq!((failed.status, failed.next_attempt_at), (DeliveryStatus::Failed, Some(now + Duration::MINUTE)));
+    assert_eq!((failed.last_status_code, failed.last_error.as_deref()), (Some(500), Some("HTTP 500")));
+    let delivered = trail(recovering).await.into_iter().find(|d| d.id == recovered.id).expect("the delivered one");
+    assert_eq!((delivered.status, delivered.delivered_at), (DeliveryStatus::Delivered, Some(now)));
+    assert_eq!(delivered.history[0].status_code, Some(204));
 }
