@@ -7,6 +7,7 @@ use diesel::sql_query;
 use diesel::sql_types::{Bool, Bytea, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
+use futures_util::future::try_join_all;
 use pulse_domain::apps::models::{APP_SESSION_GAP, DeviceRegistration, DeviceStatus};
 use pulse_domain::ids::AppInstallId;
 use pulse_domain::{Error, ErrorCode, Result};
@@ -36,11 +37,27 @@ impl Flush for Registrations {
         // heartbeats do), so two groups never wait for each other in a circle.
         let mut order: Vec<usize> = (0..registrations.len()).collect();
         order.sort_by_key(|i| registrations[*i].device_id.0);
+        // Registers of distinct devices are independent: their statements are sent without
+        // waiting for each other's answers (pipelined), each register's own still in turn. Two
+        // registers of one device are written one after the other, so the second sees the
+        // refresh token the first renewed.
+        let mut devices: Vec<_> = registrations.iter().map(|r| r.device_id.0).collect();
+        devices.sort_unstable();
+        devices.dedup();
+        let independent = devices.len() == registrations.len();
         let written = conn
             .transaction::<_, DieselError, _>(async |conn| {
+                let conn: &AsyncPgConnection = conn;
                 let mut written: Vec<Option<Result<AppInstallId>>> = registrations.iter().map(|_| None).collect();
-                for index in &order {
-                    written[*index] = Some(write_one(conn, &registrations[*index]).await?);
+                if independent {
+                    let writes = order.iter().map(|index| write_one(conn, &registrations[*index]));
+                    for (index, one) in order.iter().zip(try_join_all(writes).await?) {
+                        written[*index] = Some(one);
+                    }
+                } else {
+                    for index in &order {
+                        written[*index] = Some(write_one(conn, &registrations[*index]).await?);
+                    }
                 }
                 Ok(written)
             })
@@ -71,7 +88,7 @@ fn concurrent_vendor_claim(e: DieselError) -> Error {
 /// Writes one registration inside the group's transaction. `Ok(Err(refusal))`: the device's own
 /// checks refused it before anything of it was written, so the others go on; `Err`: a statement
 /// failed and the whole transaction is lost.
-async fn write_one(conn: &mut AsyncPgConnection, r: &DeviceRegistration) -> Result<Result<AppInstallId>, DieselError> {
+async fn write_one(mut conn: &AsyncPgConnection, r: &DeviceRegistration) -> Result<Result<AppInstallId>, DieselError> {
     let gap_start = r.now - APP_SESSION_GAP;
     let metadata = r.app.metadata.clone().map(serde_json::Value::Object);
     if let Some(expected) = &r.replaces_refresh_digest {
@@ -79,7 +96,7 @@ async fn write_one(conn: &mut AsyncPgConnection, r: &DeviceRegistration) -> Resu
             sql_query("SELECT status, refresh_digest FROM app_devices WHERE id = $1 FOR NO KEY UPDATE")
                 .bind::<SqlUuid, _>(r.device_id.0)
                 .cached()
-                .load(conn)
+                .load(&mut conn)
                 .await?;
         let Some(current) = locked.into_iter().next() else {
             return Ok(Err(Error::refused(ErrorCode::Conflict, "the device was removed meanwhile")));
@@ -115,7 +132,7 @@ async fn write_one(conn: &mut AsyncPgConnection, r: &DeviceRegistration) -> Resu
         .bind::<Bool, _>(user.verified)
         .bind::<Timestamptz, _>(r.now)
         .cached()
-        .execute(conn)
+        .execute(&mut conn)
         .await?;
     }
     let user_id = r.user.as_ref().map(|u| u.id.0);
@@ -131,7 +148,7 @@ async fn write_one(conn: &mut AsyncPgConnection, r: &DeviceRegistration) -> Resu
             .bind::<Bytea, _>(vendor)
             .bind::<SqlUuid, _>(r.device_id.0)
             .cached()
-            .execute(conn)
+            .execute(&mut conn)
             .await?;
         }
     } else {
@@ -160,7 +177,7 @@ async fn write_one(conn: &mut AsyncPgConnection, r: &DeviceRegistration) -> Resu
         .bind::<SqlUuid, _>(r.new_install_id.0)
         .bind::<Timestamptz, _>(r.now)
         .cached()
-        .execute(conn)
+        .execute(&mut conn)
         .await?;
     }
     let installs: Vec<IdRow> = sql_query(concat!(
@@ -185,7 +202,7 @@ async fn write_one(conn: &mut AsyncPgConnection, r: &DeviceRegistration) -> Resu
     .bind::<Timestamptz, _>(r.now)
     .bind::<Timestamptz, _>(gap_start)
     .cached()
-    .load(conn)
+    .load(&mut conn)
     .await?;
     let Some(install) = installs.into_iter().next().map(|row| AppInstallId(row.id)) else {
         return Err(DieselError::NotFound);
@@ -216,7 +233,7 @@ async fn write_one(conn: &mut AsyncPgConnection, r: &DeviceRegistration) -> Resu
         .bind::<Timestamptz, _>(r.now)
         .bind::<Timestamptz, _>(gap_start)
         .cached()
-        .execute(conn)
+        .execute(&mut conn)
         .await?;
     }
     Ok(Ok(install))
