@@ -591,12 +591,13 @@ impl ResultsRepository for PgStore {
                     Some(filter) => Self::filtered_tally(conn, campaign, filter, &text_questions, with_quotes).await,
                 }
                 .map_err(TxError::Domain)?;
-                let completed: Count =
-                    sql_query("SELECT count(*) AS n FROM sessions WHERE campaign_id = $1 AND status = 'COMPLETED'")
-                        .bind::<SqlUuid, _>(campaign.0)
-                        .cached()
-                        .get_result(conn)
-                        .await?;
+                let completed: Count = sql_query(
+                    "SELECT COALESCE(sum(completed), 0)::bigint AS n FROM campaign_counts WHERE campaign_id = $1",
+                )
+                .bind::<SqlUuid, _>(campaign.0)
+                .cached()
+                .get_result(conn)
+                .await?;
                 Ok((tally, count_of(completed.n)))
             })
             .await?;

@@ -412,15 +412,15 @@ impl CampaignRepository for PgStore {
             .optional()
             .map_err(from_diesel)?;
         let Some((campaign, survey, workspace_status)) = found else { return Ok(None) };
+        // Kept by triggers as sessions and respondents are written (migration 2026-11-24-000012).
         let counts: CountsRow = diesel::sql_query(
-            "SELECT \
-               (SELECT count(*) FROM respondents WHERE campaign_id = $1) AS invited, \
-               (SELECT count(*) FROM respondents WHERE campaign_id = $1 AND email_sealed IS NOT NULL) AS with_email, \
-               (SELECT count(*) FROM respondents WHERE campaign_id = $1 AND phone_sealed IS NOT NULL) AS with_phone, \
-               (SELECT count(*) FROM respondents r WHERE r.campaign_id = $1 AND EXISTS \
-                  (SELECT 1 FROM sessions s WHERE s.respondent_id = r.id AND s.status = 'COMPLETED')) AS responded, \
-               (SELECT count(*) FROM sessions WHERE campaign_id = $1) AS started, \
-               (SELECT count(*) FROM sessions WHERE campaign_id = $1 AND status = 'COMPLETED') AS completed",
+            "SELECT COALESCE(sum(invited), 0)::bigint AS invited, \
+               COALESCE(sum(invited_with_email), 0)::bigint AS with_email, \
+               COALESCE(sum(invited_with_phone), 0)::bigint AS with_phone, \
+               COALESCE(sum(responded), 0)::bigint AS responded, \
+               COALESCE(sum(started), 0)::bigint AS started, \
+               COALESCE(sum(completed), 0)::bigint AS completed \
+             FROM campaign_counts WHERE campaign_id = $1",
         )
         .bind::<SqlUuid, _>(id.0)
         .cached()

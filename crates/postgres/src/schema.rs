@@ -132,6 +132,19 @@ diesel::table! {
 }
 
 diesel::table! {
+    campaign_counts (campaign_id, slot) {
+        campaign_id -> Uuid,
+        slot -> Int2,
+        invited -> Int8,
+        invited_with_email -> Int8,
+        invited_with_phone -> Int8,
+        responded -> Int8,
+        started -> Int8,
+        completed -> Int8,
+    }
+}
+
+diesel::table! {
     campaigns (id) {
         id -> Uuid,
         workspace_id -> Uuid,
@@ -291,6 +304,7 @@ diesel::table! {
         invitation_sealed -> Bytea,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        responded -> Bool,
     }
 }
 
@@ -526,6 +540,7 @@ diesel::joinable!(app_devices -> workspaces (workspace_id));
 diesel::joinable!(app_installs -> app_devices (device_id));
 diesel::joinable!(app_installs -> campaigns (campaign_id));
 diesel::joinable!(app_users -> workspaces (workspace_id));
+diesel::joinable!(campaign_counts -> campaigns (campaign_id));
 diesel::joinable!(campaigns -> surveys (survey_id));
 diesel::joinable!(campaigns -> workspaces (workspace_id));
 diesel::joinable!(export_files -> exports (export_id));
@@ -579,6 +594,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     app_installs,
     app_users,
     businesses,
+    campaign_counts,
     campaigns,
     download_fetches,
     export_files,

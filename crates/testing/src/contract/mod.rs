@@ -304,6 +304,7 @@ macro_rules! contract_suite {
             }
             campaigns {
                 a_taken_code_is_refused_and_reads_stay_in_their_tenant,
+                the_overview_counts_the_audience_and_its_sessions_as_they_are_written,
             }
             sessions {
                 a_minted_link_starts_one_session,

@@ -23,7 +23,7 @@ use crate::fakes::GENUINE_REPLY;
 
 /// A launched closed-list campaign with two reminders and these people, on EMAIL when one has an
 /// email and on SMS when one has a phone, and their invitation nonces in the same order.
-async fn invited_campaign<S: Store>(
+pub(super) async fn invited_campaign<S: Store>(
     w: &World<S>,
     partner: &Partner,
     people: &[(&str, Option<&str>, Option<&str>)],
@@ -68,7 +68,7 @@ async fn invited_campaign<S: Store>(
 }
 
 /// Finishes a session through an invitation.
-async fn answer_invitation<S: Store>(w: &World<S>, code: &str, nonce: &str) {
+pub(super) async fn answer_invitation<S: Store>(w: &World<S>, code: &str, nonce: &str) {
     let visit = Visit { invitation: Some(nonce.to_owned()), ..Visit::default() };
     let started = match w
         .respondents

@@ -102,9 +102,15 @@ impl CampaignRepository for MemoryStore {
                 state.respondents.iter().position(|r| r.campaign_id == campaign && r.external_ref == row.external_ref);
             if let Some(index) = existing {
                 let stored = &mut state.respondents[index];
-                stored.name_sealed.clone_from(&row.name_sealed);
-                stored.email_sealed.clone_from(&row.email_sealed);
-                stored.phone_sealed.clone_from(&row.phone_sealed);
+                // Fields left out keep their stored values (docs/campaigns.md).
+                let keep_or_replace = |stored: &mut Option<Vec<u8>>, sent: &Option<Vec<u8>>| {
+                    if sent.is_some() {
+                        stored.clone_from(sent);
+                    }
+                };
+                keep_or_replace(&mut stored.name_sealed, &row.name_sealed);
+                keep_or_replace(&mut stored.email_sealed, &row.email_sealed);
+                keep_or_replace(&mut stored.phone_sealed, &row.phone_sealed);
                 let stored = stored.clone();
                 let responded =
                     state.sessions.values().any(|s| s.session.launch_link_id == Some(stored.invitation_link));

@@ -1,0 +1,15 @@
+DROP TRIGGER respondents_counted_deleted ON respondents;
+DROP TRIGGER respondents_counted_updated ON respondents;
+DROP TRIGGER respondents_counted_inserted ON respondents;
+DROP TRIGGER sessions_counted_deleted ON sessions;
+DROP TRIGGER sessions_counted_status ON sessions;
+DROP TRIGGER sessions_counted_inserted ON sessions;
+DROP FUNCTION count_respondents_deleted();
+DROP FUNCTION count_respondents_updated();
+DROP FUNCTION count_respondents_inserted();
+DROP FUNCTION count_sessions_deleted();
+DROP FUNCTION count_session_status();
+DROP FUNCTION count_sessions_inserted();
+DROP FUNCTION add_campaign_counts(uuid, bigint, bigint, bigint, bigint, bigint, bigint);
+DROP TABLE campaign_counts;
+ALTER TABLE respondents DROP COLUMN responded;
