@@ -40,9 +40,12 @@ FROM campaigns c;
 
 -- Adds one campaign's differences to the current connection's slot. A campaign deleted in this
 -- transaction (its sessions and respondents cascading away) is skipped: its counts go with it.
+-- PL/pgSQL, not SQL: it keeps its plan from one call to the next, where a SQL function that
+-- writes is planned again on every call.
 CREATE FUNCTION add_campaign_counts(campaign uuid, invited bigint, invited_with_email bigint,
     invited_with_phone bigint, responded bigint, started bigint, completed bigint) RETURNS void
-LANGUAGE sql AS $$
+LANGUAGE plpgsql AS $$
+BEGIN
     INSERT INTO campaign_counts AS c
         (campaign_id, slot, invited, invited_with_email, invited_with_phone, responded, started, completed)
     SELECT campaign, pg_backend_pid() % 16, invited, invited_with_email, invited_with_phone, responded,
@@ -54,8 +57,8 @@ LANGUAGE sql AS $$
         invited_with_phone = c.invited_with_phone + excluded.invited_with_phone,
         responded = c.responded + excluded.responded,
         started = c.started + excluded.started,
-        completed = c.completed + excluded.completed
-$$;
+        completed = c.completed + excluded.completed;
+END $$;
 
 -- Statement triggers read the statement's rows at once (a group of starts is one insert), and add
 -- them campaign by campaign in campaign order, so statements touching the same campaigns lock
@@ -65,8 +68,12 @@ CREATE FUNCTION count_sessions_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM add_campaign_counts(campaign_id, 0, 0, 0, 0, count(*), count(*) FILTER (WHERE status = 'COMPLETED'))
     FROM inserted GROUP BY campaign_id ORDER BY campaign_id;
-    UPDATE respondents SET responded = true
-    WHERE id IN (SELECT respondent_id FROM inserted WHERE status = 'COMPLETED') AND NOT responded;
+    -- Sessions are started, not inserted finished, on every path today: skip the update (and the
+    -- respondents' statement trigger it would fire) unless one was.
+    IF EXISTS (SELECT 1 FROM inserted WHERE status = 'COMPLETED' AND respondent_id IS NOT NULL) THEN
+        UPDATE respondents SET responded = true
+        WHERE id IN (SELECT respondent_id FROM inserted WHERE status = 'COMPLETED') AND NOT responded;
+    END IF;
     RETURN NULL;
 END $$;
 CREATE TRIGGER sessions_counted_inserted AFTER INSERT ON sessions

@@ -69,14 +69,19 @@ fn rounds(beats: &[DeviceBeat]) -> Vec<Vec<usize>> {
     rounds.into_iter().map(|(_, members)| members).collect()
 }
 
-/// One round: devices are locked in id order, so groups written at once (by other replicas, or
-/// other slots of this one) never wait for each other in a circle.
+/// One round. Each device is looked up by its primary key on its own (`LATERAL … LIMIT 1`, which
+/// the planner cannot turn into a join): a plan cached while `app_devices` was small or not yet
+/// analyzed otherwise scans the whole table once per group. The lookups run in the order of the
+/// input, sorted here by device id, so devices are locked in id order and groups written at once
+/// (by other replicas, or other slots of this one) never wait for each other in a circle.
 async fn beat_round(
     conn: &mut AsyncPgConnection,
     beats: &[DeviceBeat],
     round: &[usize],
     outcomes: &mut [BeatOutcome],
 ) -> std::result::Result<(), DieselError> {
+    let mut round = round.to_vec();
+    round.sort_by_key(|i| beats[*i].device_id.0);
     let members: Vec<&DeviceBeat> = round.iter().map(|i| &beats[*i]).collect();
     let rates: Vec<_> = members.iter().map(|b| rate_params(b.rate, b.now)).collect();
     let rows: Vec<BeatRow> = sql_query(concat!(
@@ -88,9 +93,9 @@ async fn beat_round(
         "GREATEST(COALESCE(d.heartbeat_tat, input.now), input.now) AS start, ",
         "(input.limit_at IS NULL OR GREATEST(COALESCE(d.heartbeat_tat, input.now), input.now) <= input.limit_at) ",
         "AS allowed ",
-        "FROM input JOIN app_devices d ON d.id = input.id AND d.refresh_digest = input.digest ",
-        "AND d.status = 'ACTIVE' AND d.refresh_expires_at > input.now ",
-        "ORDER BY d.id FOR NO KEY UPDATE OF d), ",
+        "FROM input CROSS JOIN LATERAL (SELECT d.id, d.workspace_id, d.latest_install_id, d.heartbeat_tat ",
+        "FROM app_devices d WHERE d.id = input.id AND d.refresh_digest = input.digest ",
+        "AND d.status = 'ACTIVE' AND d.refresh_expires_at > input.now LIMIT 1 FOR NO KEY UPDATE) d), ",
         "d AS (UPDATE app_devices AS d SET heartbeat_tat = CASE WHEN cur.limit_at IS NULL THEN d.heartbeat_tat ",
         "ELSE cur.start + make_interval(secs => cur.secs) END, ",
         "heartbeat_count = d.heartbeat_count + 1, app_version = COALESCE(cur.app_version, d.app_version), ",
