@@ -6,6 +6,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 
+use pulse_domain::tenancy::models::Scope;
 use pulse_postgres::test_db::TestDatabase;
 
 use crate::helpers::{TestApp, envelope, spawn_app};
@@ -31,8 +32,11 @@ fn scratch_dir() -> std::path::PathBuf {
     dir
 }
 
+/// A successful command's JSON; it says nothing else, on either stream.
 pub(crate) fn json_out(output: &Output) -> Value {
-    assert!(output.status.success(), "stderr: {}", String::from_utf8_lossy(&output.stderr));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "stderr: {stderr}");
+    assert!(stderr.is_empty(), "quiet on success, but stderr said: {stderr}");
     serde_json::from_slice(&output.stdout).expect("stdout is JSON")
 }
 
@@ -200,4 +204,75 @@ async fn commands_refuse_to_run_without_the_master_key() {
         .output()
         .expect("run");
     assert!(one_line_error(&without_key).contains("PULSE_MASTER_KEY"));
+}
+
+#[tokio::test]
+async fn an_unknown_scope_is_refused_with_the_known_ones_and_issues_nothing() {
+    let app = spawn_app().await;
+    let business = json_out(&pulse(&app, &["admin", "business", "create", "--name", "Acme"]));
+    let business = business["id"].as_str().expect("id");
+    let (accounts, keys) = (app.count_rows("service_accounts").await, app.count_rows("api_keys").await);
+
+    let stderr = one_line_error(&pulse(
+        &app,
+        &["admin", "key", "create", "--business", business, "--scopes", "channel:workspaces,channel:resluts"],
+    ));
+    assert!(stderr.contains("`channel:resluts` is not a known scope"), "{stderr}");
+    for known in Scope::KNOWN {
+        assert!(stderr.contains(known), "lists {known}: {stderr}");
+    }
+    assert_eq!(app.count_rows("service_accounts").await, accounts, "no service account made");
+    assert_eq!(app.count_rows("api_keys").await, keys, "no key issued");
+}
+
+#[tokio::test]
+async fn help_lists_the_known_scopes_and_says_ids_are_uuids() {
+    let app = spawn_app().await;
+    let help = |args: &[&str]| {
+        let output = pulse(&app, args);
+        assert!(output.status.success(), "{args:?}");
+        String::from_utf8(output.stdout).expect("utf-8").split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let key_create = help(&["admin", "key", "create", "--help"]);
+    for known in Scope::KNOWN {
+        assert!(key_create.contains(known), "key create --help lists {known}: {key_create}");
+    }
+    assert!(
+        key_create.contains("--business <BUSINESS> The business the key acts for: its id (a UUID)"),
+        "{key_create}"
+    );
+    let studio = help(&["admin", "studio-token", "--help"]);
+    assert!(studio.contains("--user <USER> The Studio user's id: a UUID"), "{studio}");
+}
+
+/// On a development machine, operator commands take the secrets `pulse serve --dev` kept in
+/// `.pulse-dev/` and still print only their JSON.
+#[tokio::test]
+async fn commands_using_the_development_secrets_are_quiet() {
+    let app = spawn_app().await;
+    let workdir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-dev-{}", uuid::Uuid::new_v4()));
+    let secrets = workdir.join(".pulse-dev");
+    std::fs::create_dir_all(&secrets).expect("dev dir");
+    let master = app.settings.master_key.as_ref().expect("master key").expose_secret().to_owned();
+    std::fs::write(secrets.join("master.key"), master).expect("master key file");
+    std::fs::write(secrets.join("studio-jwt.secret"), "dev-studio-secret").expect("studio secret file");
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_pulse"))
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("DATABASE_URL", app.db.url())
+            .current_dir(&workdir)
+            .output()
+            .expect("run pulse")
+    };
+    let business = json_out(&run(&["admin", "business", "create", "--name", "Acme"]));
+    let business = business["id"].as_str().expect("id").to_owned();
+    let key = json_out(&run(&["admin", "key", "create", "--business", &business, "--scopes", "channel:results"]));
+    assert!(key["key"].as_str().is_some_and(|k| k.starts_with("svc_")));
+    let user = uuid::Uuid::new_v4().to_string();
+    let token =
+        json_out(&run(&["admin", "studio-token", "--business", &business, "--user", &user, "--perm", "campaign:view"]));
+    assert!(token["token"].as_str().is_some());
+    std::fs::remove_dir_all(&workdir).expect("clean up");
 }

@@ -82,6 +82,7 @@ pub enum AnalysisCommand {
     /// Analyze every finished session of a campaign again (after an analyzer upgrade): unchanged
     /// results are reused and no second `feedback.analyzed` is sent.
     Rerun {
+        /// The campaign's id (a UUID, as `POST /campaigns` answered it).
         #[arg(long)]
         campaign: Uuid,
     },
@@ -91,13 +92,21 @@ pub enum AnalysisCommand {
 pub enum DeviceCommand {
     /// Block a device: its registers are refused, its heartbeats fail and its feedback is no
     /// longer attributed to it.
-    Block { id: Uuid },
+    Block {
+        /// The device's id (a UUID, as `POST /apps/register` answered it and `GET /devices` lists).
+        id: Uuid,
+    },
     /// Let a blocked device back in.
-    Unblock { id: Uuid },
+    Unblock {
+        /// The device's id (a UUID).
+        id: Uuid,
+    },
 }
 
 #[derive(Debug, Subcommand)]
 pub enum BusinessCommand {
+    /// Create a business; prints its id (a UUID), which `key create --business` and
+    /// `studio-token --business` take.
     Create {
         #[arg(long)]
         name: String,
@@ -117,15 +126,18 @@ pub enum KeyCommand {
 
 #[derive(Debug, Args)]
 pub struct KeyCreateArgs {
+    /// The business the key acts for: its id (a UUID), as `business create` printed it.
     #[arg(long, required_unless_present = "no_business", conflicts_with = "no_business")]
     pub business: Option<Uuid>,
     /// A key that belongs to no business (channel routes answer 403 NO_ORG).
     #[arg(long)]
     pub no_business: bool,
-    /// Comma-separated scopes, e.g. channel:workspaces,channel:results.
+    /// Comma-separated scopes, each one of: channel:audience, channel:export, channel:provision,
+    /// channel:results, channel:transcripts, channel:webhooks, channel:workspaces, sessions:launch.
     #[arg(long, value_delimiter = ',', required = true)]
     pub scopes: Vec<String>,
-    /// A workspace the key reaches; repeat for several.
+    /// A workspace the key reaches, by its id (a UUID, as `POST /orgs` answered it); repeat for
+    /// several.
     #[arg(long = "workspace")]
     pub workspaces: Vec<Uuid>,
     /// Lifetime in seconds; without it the key lives until revoked.
@@ -136,13 +148,18 @@ pub struct KeyCreateArgs {
 #[derive(Debug, Subcommand)]
 pub enum WorkspaceCommand {
     /// Approve a workspace: PENDING_APPROVAL becomes ACTIVE.
-    Approve { id: Uuid },
+    Approve {
+        /// The workspace's id (a UUID, as `POST /orgs` answered it).
+        id: Uuid,
+    },
 }
 
 #[derive(Debug, Args)]
 pub struct StudioTokenArgs {
+    /// The business whose Studio the token opens: its id (a UUID), as `business create` printed it.
     #[arg(long)]
     pub business: Uuid,
+    /// The Studio user's id: a UUID, the user's id in your identity system (the token's `sub`).
     #[arg(long)]
     pub user: Uuid,
     /// A permission such as campaign:view; repeat for several.

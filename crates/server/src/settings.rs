@@ -313,7 +313,9 @@ impl Settings {
         let read = |name: &str| -> anyhow::Result<Option<SecretString>> {
             let path = dir.join(name);
             if path.exists() {
-                tracing::warn!(path = %path.display(), "using the development secret of `pulse serve --dev`");
+                // Only the development setup has these files, and an operator command's output is
+                // its JSON: a warning on every successful command would be noise.
+                tracing::debug!(path = %path.display(), "using the development secret of `pulse serve --dev`");
                 Ok(Some(SecretString::from(std::fs::read_to_string(&path)?.trim().to_owned())))
             } else {
                 Ok(None)

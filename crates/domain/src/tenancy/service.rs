@@ -182,10 +182,10 @@ impl<R: TenancyRepository, C: Crypto, K: Clock> Admin<R, C, K> {
     /// Mints a key for a new service account. The key text is returned here and never again.
     ///
     /// # Errors
-    /// `ValidationFailed` for bad scopes, a workspace without a business, or a non-positive
+    /// `ValidationFailed` for an unknown scope, a workspace without a business, or a non-positive
     /// lifetime; `NotFound` for an unknown business or a workspace outside it; port errors.
     pub async fn create_key(&self, request: KeyRequest) -> Result<IssuedKey> {
-        let mut scopes = request.scopes.iter().map(|s| Scope::parse(s)).collect::<Result<Vec<_>>>()?;
+        let mut scopes = request.scopes.iter().map(|s| Scope::known(s)).collect::<Result<Vec<_>>>()?;
         scopes.sort();
         scopes.dedup();
         if scopes.is_empty() {

@@ -11,7 +11,9 @@ use crate::ids::{ApiKeyId, BusinessId, ServiceAccountId, WorkspaceId};
 use std::fmt;
 use time::OffsetDateTime;
 
-/// A permission carried by an API key, such as `channel:workspaces`. The list is open-ended.
+/// A permission carried by an API key, such as `channel:workspaces`. The contract's list is
+/// open-ended, so a stored key may carry a scope this version does not know (it grants nothing);
+/// new keys carry known scopes only ([`Scope::known`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Scope(String);
 
@@ -24,6 +26,34 @@ impl Scope {
     pub const PROVISION: &'static str = "channel:provision";
     pub const EXPORT: &'static str = "channel:export";
     pub const TRANSCRIPTS: &'static str = "channel:transcripts";
+
+    /// Every scope some route of this version checks, in alphabetical order.
+    pub const KNOWN: [&'static str; 8] = [
+        Self::AUDIENCE,
+        Self::EXPORT,
+        Self::PROVISION,
+        Self::RESULTS,
+        Self::TRANSCRIPTS,
+        Self::WEBHOOKS,
+        Self::WORKSPACES,
+        Self::LAUNCH,
+    ];
+
+    /// A scope a new key may carry: one of [`Scope::KNOWN`]. A misspelt scope is refused here
+    /// rather than issued on a key that fails later with `403`.
+    ///
+    /// # Errors
+    /// `ValidationFailed` naming the scope and listing the known ones.
+    pub fn known(text: &str) -> Result<Self> {
+        if Self::KNOWN.contains(&text) {
+            Ok(Self(text.to_owned()))
+        } else {
+            Err(Error::validation(
+                "scopes",
+                format!("`{text}` is not a known scope; known scopes: {}", Self::KNOWN.join(", ")),
+            ))
+        }
+    }
 
     /// A scope is `<family>:<name>` in lower case, letters, digits and `_` only, at most 64 chars.
     ///
@@ -364,6 +394,21 @@ mod tests {
         for bad in ["", "channel", ":x", "x:", "Channel:results", "a:b c", "a:b:c"] {
             assert!(Scope::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn new_keys_carry_known_scopes_only() {
+        for known in Scope::KNOWN {
+            assert_eq!(Scope::known(known).expect("known").as_str(), known);
+        }
+        let mut sorted = Scope::KNOWN;
+        sorted.sort_unstable();
+        assert_eq!(sorted, Scope::KNOWN, "listed in alphabetical order");
+        let refused = Scope::known("channel:resluts").expect_err("misspelt");
+        assert_eq!(refused.code(), ErrorCode::ValidationFailed);
+        let text = refused.to_string();
+        assert!(text.contains("`channel:resluts` is not a known scope"), "{text}");
+        assert!(Scope::KNOWN.iter().all(|k| text.contains(k)), "{text}");
     }
 
     #[test]
