@@ -103,3 +103,58 @@ fn the_error_doc_lists_every_code_with_its_status() {
         assert!(doc.contains(&row), "docs/errors.md lacks the row {row}");
     }
 }
+
+/// Every operation with the method and path it is served at.
+fn operations(document: &Value) -> Vec<(String, &Value)> {
+    document["paths"]
+        .as_object()
+        .expect("paths")
+        .iter()
+        .flat_map(|(path, item)| {
+            item.as_object().expect("operations").iter().map(move |(method, op)| (format!("{method} {path}"), op))
+        })
+        .collect()
+}
+
+#[test]
+fn every_operation_has_its_own_id_and_the_refusals_any_route_of_its_kind_can_give() {
+    let document: Value = serde_json::from_str(pulse_api::openapi::document()).expect("json");
+    assert!(document["servers"].as_array().is_some_and(|s| !s.is_empty()), "servers");
+    let mut ids = BTreeSet::new();
+    for (route, operation) in operations(&document) {
+        let id = operation["operationId"].as_str().unwrap_or_else(|| panic!("{route} has no operationId"));
+        assert!(ids.insert(id.to_owned()), "operationId {id} repeats ({route})");
+        let responses = operation["responses"].as_object().expect("responses");
+        if operation["requestBody"]["content"].get("application/json").is_some() {
+            assert!(responses.contains_key("415"), "{route} reads JSON but does not document 415");
+        }
+        let from_the_binary_alone = [
+            "get /healthz",
+            "get /api/v1/channel/openapi.json",
+            "get /assets/{name}",
+            "get /p/{code}",
+            "get /s/{code}/{nonce}",
+        ];
+        if !from_the_binary_alone.contains(&route.as_str()) {
+            for status in ["500", "503"] {
+                assert!(responses.contains_key(status), "{route} does not document {status}");
+            }
+        }
+    }
+}
+
+/// The document is valid OpenAPI by a validator no one here wrote.
+#[test]
+fn openapi_spec_validator_accepts_the_document() {
+    let file = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("openapi.json");
+    std::fs::write(&file, pulse_api::openapi::document()).expect("write the document");
+    let output = std::process::Command::new("openapi-spec-validator").arg(&file).output().unwrap_or_else(|e| {
+        panic!("openapi-spec-validator is missing ({e}): `python3 -m pip install openapi-spec-validator`; .ci/run installs it")
+    });
+    assert!(
+        output.status.success(),
+        "openapi-spec-validator refused the document:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -23,14 +23,19 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
 }
 
 /// The process is up.
-#[utoipa::path(get, path = "/healthz", tag = "operations", responses((status = 200, body = HealthBody)))]
+#[utoipa::path(
+    get, path = "/healthz",
+    operation_id = "healthz",
+    tag = "operations",
+    responses((status = 200, body = HealthBody))
+)]
 pub async fn healthz() -> HttpResponse {
     json_response(StatusCode::OK, &HealthBody { status: "ok" }, None)
 }
 
 /// The service can reach its database.
 #[utoipa::path(
-    get, path = "/readyz", tag = "operations",
+    get, path = "/readyz", operation_id = "readyz", tag = "operations",
     responses(
         (status = 200, body = HealthBody),
         (status = 503, description = "UNAVAILABLE: the database does not answer", body = ErrorBody),

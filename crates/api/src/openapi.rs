@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use actix_web::HttpResponse;
 use pulse_domain::ErrorCode;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
+use utoipa::openapi::{Content, Ref, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
 use crate::channel::{campaigns, devices, exports, identity, results, webhooks};
@@ -63,8 +64,9 @@ use crate::{apps, health, page, public};
         health::healthz,
         health::readyz,
     ),
+    servers((url = "/", description = "The server that serves this document")),
     components(schemas(ErrorBody)),
-    modifiers(&Security, &ErrorCatalog),
+    modifiers(&Security, &ErrorCatalog, &EveryRefusal),
     tags(
         (name = "identity", description = "The calling key and its workspaces"),
         (name = "campaigns", description = "Provisioning, audiences and launch"),
@@ -113,6 +115,53 @@ impl Modify for ErrorCatalog {
     }
 }
 
+/// Operations that answer from the binary alone: no database, no worker, nothing that can fail.
+const STATIC_OPERATIONS: [&str; 5] =
+    ["healthz", "getOpenApiDocument", "openSurveyPage", "openInvitationPage", "getPageAsset"];
+
+/// Statuses every route of a kind can answer, documented once here rather than on each route, so
+/// a new route cannot forget them: `500` (a failure on our side) and `503` (the database or
+/// another dependency does not answer) wherever anything can fail, and `415` wherever a JSON
+/// body is read (`request::parse_json` refuses any other content type).
+struct EveryRefusal;
+
+impl EveryRefusal {
+    fn envelope(description: &str) -> utoipa::openapi::Response {
+        ResponseBuilder::new()
+            .description(description)
+            .content("application/json", Content::new(Some(Ref::from_schema_name("ErrorBody"))))
+            .build()
+    }
+}
+
+impl Modify for EveryRefusal {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for item in openapi.paths.paths.values_mut() {
+            let operations = [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch];
+            for operation in operations.into_iter().flatten() {
+                let responses = &mut operation.responses.responses;
+                let reads_json =
+                    operation.request_body.as_ref().is_some_and(|body| body.content.contains_key("application/json"));
+                if reads_json {
+                    responses.entry("415".to_owned()).or_insert_with(|| {
+                        Self::envelope("UNSUPPORTED_MEDIA_TYPE: the body was not sent as application/json").into()
+                    });
+                }
+                let id = operation.operation_id.as_deref().unwrap_or_default();
+                if !STATIC_OPERATIONS.contains(&id) {
+                    responses.entry("500".to_owned()).or_insert_with(|| {
+                        Self::envelope("INTERNAL: something failed on our side; the envelope says no more").into()
+                    });
+                    responses.entry("503".to_owned()).or_insert_with(|| {
+                        Self::envelope("UNAVAILABLE: the database or another dependency does not answer; retry later")
+                            .into()
+                    });
+                }
+            }
+        }
+    }
+}
+
 /// The document as served, built once.
 pub fn document() -> &'static str {
     static DOCUMENT: OnceLock<String> = OnceLock::new();
@@ -121,7 +170,7 @@ pub fn document() -> &'static str {
 
 /// This document.
 #[utoipa::path(
-    get, path = "/api/v1/channel/openapi.json", tag = "identity",
+    get, path = "/api/v1/channel/openapi.json", operation_id = "getOpenApiDocument", tag = "identity",
     responses((status = 200, description = "The machine-readable contract (OpenAPI 3.1)", content_type = "application/json"))
 )]
 pub async fn openapi_json() -> HttpResponse {

@@ -11,7 +11,7 @@ use crate::state::{AppState, Platform};
 
 /// Keep a device alive: on every app start and every `heartbeatIntervalSecs` while open.
 #[utoipa::path(
-    post, path = "/api/v1/apps/heartbeat", tag = "apps",
+    post, path = "/api/v1/apps/heartbeat", operation_id = "sendHeartbeat", tag = "apps",
     request_body = HeartbeatRequest,
     responses(
         (status = 200, body = HeartbeatBody),

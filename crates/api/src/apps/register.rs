@@ -15,7 +15,7 @@ use crate::state::{AppState, Platform};
 /// replay of the same `Idempotency-Key` and body answers 200 with the original body, tokens
 /// included (use a random UUID as the key).
 #[utoipa::path(
-    post, path = "/api/v1/apps/register", tag = "apps",
+    post, path = "/api/v1/apps/register", operation_id = "registerAppInstall", tag = "apps",
     params(("Idempotency-Key" = Option<String>, Header, description = "Replays the same answer for 24 hours (keys are per campaign code)")),
     request_body = RegisterRequest,
     responses(

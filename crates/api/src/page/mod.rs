@@ -97,7 +97,7 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
 /// The respondent page of an open campaign, or of a signed launch (`?lt=`). The same static shell
 /// for every code; the script checks the code.
 #[utoipa::path(
-    get, path = "/p/{code}", tag = "page",
+    get, path = "/p/{code}", operation_id = "openSurveyPage", tag = "page",
     params(
         ("code" = String, Path, description = "The campaign's public code: 1 to 64 of `A-Z a-z 0-9 _ -`"),
         ("lt" = Option<String>, Query, description = "A signed launch token; the page checks it and spends it at start"),
@@ -116,7 +116,7 @@ pub async fn open_page() -> HttpResponse {
 /// The respondent page of a single-use link (an audience invitation, or a minted link of a
 /// closed-list campaign); the page sends the nonce to start as `invitation`.
 #[utoipa::path(
-    get, path = "/s/{code}/{nonce}", tag = "page",
+    get, path = "/s/{code}/{nonce}", operation_id = "openInvitationPage", tag = "page",
     params(
         ("code" = String, Path, description = "The campaign's public code: 1 to 64 of `A-Z a-z 0-9 _ -`"),
         ("nonce" = String, Path, description = "The link's nonce: 1 to 64 of `A-Z a-z 0-9 _ -`"),
@@ -134,7 +134,7 @@ pub async fn invitation_page() -> HttpResponse {
 
 /// The page's script, style sheet and icon, named by a hash of their content.
 #[utoipa::path(
-    get, path = "/assets/{name}", tag = "page",
+    get, path = "/assets/{name}", operation_id = "getPageAsset", tag = "page",
     params(("name" = String, Path, description = "A name the page's HTML refers to, such as `page-<hash>.js`")),
     responses(
         (status = 200, description = "The asset, cached for a year (`immutable`)", content(

@@ -39,7 +39,7 @@ const DONE: &str = r#"<!DOCTYPE html>
 
 /// The page with the unsubscribe button; nothing changes until it is pressed.
 #[utoipa::path(
-    get, path = "/u/{token}", tag = "page",
+    get, path = "/u/{token}", operation_id = "showUnsubscribePage", tag = "page",
     params(("token" = String, Path, description = "The signed token of an outreach email's unsubscribe link")),
     responses(
         (status = 200, description = "A page with one button that posts to the same URL (HTML, `Cache-Control: no-store`)", content_type = "text/html", body = String),
@@ -54,7 +54,7 @@ pub async fn confirm<P: Platform>(state: Data<AppState<P>>, token: Path<String>)
 /// Opts the address out of this sender's messages (the page's button, or a mail client's
 /// one-click POST with `List-Unsubscribe=One-Click`). Posting again answers the same.
 #[utoipa::path(
-    post, path = "/u/{token}", tag = "page",
+    post, path = "/u/{token}", operation_id = "unsubscribe", tag = "page",
     params(("token" = String, Path, description = "The signed token of an outreach email's unsubscribe link")),
     responses(
         (status = 200, description = "Unsubscribed (HTML)", content_type = "text/html", body = String),

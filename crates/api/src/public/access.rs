@@ -14,7 +14,7 @@ use crate::state::{AppState, Platform};
 /// Check a visit before consent: whether a signed launch is required and whether the token (or
 /// invitation) is valid. Read-only: a valid token is not used up.
 #[utoipa::path(
-    get, path = "/api/v1/public/pulse/{code}/access", tag = "public",
+    get, path = "/api/v1/public/pulse/{code}/access", operation_id = "checkSessionAccess", tag = "public",
     params(("code" = String, Path, description = "The campaign's public code"), AccessQuery),
     responses(
         (status = 200, body = AccessBody),

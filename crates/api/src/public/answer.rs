@@ -14,7 +14,8 @@ use crate::state::{AppState, Platform};
 
 /// Record answers; answering a question again replaces its answer.
 #[utoipa::path(
-    post, path = "/api/v1/public/pulse/{code}/sessions/{sessionId}/answers", tag = "public",
+    post, path = "/api/v1/public/pulse/{code}/sessions/{sessionId}/answers",
+    operation_id = "answerQuestions", tag = "public",
     security(("session" = [])),
     params(("code" = String, Path), ("sessionId" = uuid::Uuid, Path)),
     request_body = AnswersRequest,

@@ -13,7 +13,8 @@ use crate::state::{AppState, Platform};
 
 /// Complete the session; calling again answers the same. A completed session is immutable.
 #[utoipa::path(
-    post, path = "/api/v1/public/pulse/{code}/sessions/{sessionId}/complete", tag = "public",
+    post, path = "/api/v1/public/pulse/{code}/sessions/{sessionId}/complete",
+    operation_id = "completeSession", tag = "public",
     security(("session" = [])),
     params(("code" = String, Path), ("sessionId" = uuid::Uuid, Path)),
     responses(

@@ -17,7 +17,7 @@ const NO_ANSWER: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response></R
 /// A reply relayed by the messaging provider, form-encoded as it sends them (`From`, `Body`, …)
 /// and signed in `X-Twilio-Signature` over this URL and the form.
 #[utoipa::path(
-    post, path = "/api/v1/public/messages/replies", tag = "public",
+    post, path = "/api/v1/public/messages/replies", operation_id = "receiveMessageReply", tag = "public",
     request_body(content = String, content_type = "application/x-www-form-urlencoded", description = "The provider's form: `From`, `Body` and its other fields"),
     params(("X-Twilio-Signature" = String, Header, description = "The provider's signature of the URL and the form")),
     responses(

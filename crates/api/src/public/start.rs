@@ -15,7 +15,7 @@ use crate::state::{AppState, Platform};
 /// Start a respondent session: consent, then the launch token or invitation is verified and used
 /// up together with the session's creation.
 #[utoipa::path(
-    post, path = "/api/v1/public/pulse/{code}/start", tag = "public",
+    post, path = "/api/v1/public/pulse/{code}/start", operation_id = "startSession", tag = "public",
     params(("code" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "Replays the same answer for 24 hours; honoured only with a launchToken or invitation")),
     request_body = StartRequest,
     responses(

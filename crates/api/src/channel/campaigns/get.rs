@@ -15,7 +15,7 @@ use crate::state::{AppState, Platform};
 
 /// A campaign's status, readiness (with the list of blockers), counts and survey.
 #[utoipa::path(
-    get, path = "/api/v1/channel/campaigns/{id}", tag = "campaigns",
+    get, path = "/api/v1/channel/campaigns/{id}", operation_id = "getCampaign", tag = "campaigns",
     security(("apiKey" = []), ("bearer" = [])),
     params(("id" = Uuid, Path), ("X-SVC-Workspace" = Option<Uuid>, Header)),
     responses(

@@ -16,7 +16,7 @@ use crate::state::{AppState, Platform};
 
 /// Launch a campaign: it starts collecting (`ACTIVE`). Launching a live campaign again answers 200.
 #[utoipa::path(
-    post, path = "/api/v1/channel/campaigns/{id}/launch", tag = "campaigns",
+    post, path = "/api/v1/channel/campaigns/{id}/launch", operation_id = "launchCampaign", tag = "campaigns",
     security(("apiKey" = []), ("bearer" = [])),
     params(("id" = Uuid, Path), ("X-SVC-Workspace" = Option<Uuid>, Header), ("Idempotency-Key" = Option<String>, Header)),
     responses(

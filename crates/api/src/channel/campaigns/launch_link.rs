@@ -15,7 +15,7 @@ use crate::state::{AppState, Platform};
 /// Mint a single-use respondent link that carries the partner's context; it expires in 10
 /// minutes. This route ignores `Idempotency-Key`: its answer is a secret link.
 #[utoipa::path(
-    post, path = "/api/v1/channel/launch", tag = "sessions",
+    post, path = "/api/v1/channel/launch", operation_id = "mintLaunchLink", tag = "sessions",
     security(("apiKey" = []), ("bearer" = [])),
     params(("X-SVC-Workspace" = Option<Uuid>, Header)),
     request_body = LaunchLinkRequest,

@@ -16,7 +16,7 @@ use crate::state::{AppState, Platform};
 /// Provision a campaign: generate a survey from a brief (or reuse one), publish it and create
 /// the campaign as a `DRAFT`, in one transaction.
 #[utoipa::path(
-    post, path = "/api/v1/channel/campaigns", tag = "campaigns",
+    post, path = "/api/v1/channel/campaigns", operation_id = "provisionCampaign", tag = "campaigns",
     security(("apiKey" = []), ("bearer" = [])),
     params(
         ("X-SVC-Workspace" = Option<Uuid>, Header, description = "Required when the key reaches more than one workspace"),

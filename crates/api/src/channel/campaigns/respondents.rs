@@ -18,7 +18,7 @@ use crate::state::{AppState, Platform};
 /// Attach respondents by the partner's own reference. Every row is checked first: one bad row
 /// refuses the call (naming `rows[i].field`) and nothing is stored.
 #[utoipa::path(
-    post, path = "/api/v1/channel/campaigns/{id}/respondents", tag = "campaigns",
+    post, path = "/api/v1/channel/campaigns/{id}/respondents", operation_id = "attachRespondents", tag = "campaigns",
     security(("apiKey" = []), ("bearer" = [])),
     params(("id" = Uuid, Path), ("X-SVC-Workspace" = Option<Uuid>, Header), ("Idempotency-Key" = Option<String>, Header)),
     request_body = AudienceRequest,

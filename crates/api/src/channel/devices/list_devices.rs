@@ -14,7 +14,7 @@ use crate::state::{AppState, Platform};
 
 /// The workspace's app devices, oldest first; items added while paging appear on later pages.
 #[utoipa::path(
-    get, path = "/api/v1/channel/devices", tag = "devices",
+    get, path = "/api/v1/channel/devices", operation_id = "listDevices", tag = "devices",
     security(("apiKey" = []), ("bearer" = [])),
     params(("X-SVC-Workspace" = Option<uuid::Uuid>, Header), DeviceQuery),
     responses(

@@ -15,7 +15,7 @@ use crate::state::{AppState, Platform};
 
 /// The campaign's installs, oldest first.
 #[utoipa::path(
-    get, path = "/api/v1/channel/campaigns/{id}/installs", tag = "devices",
+    get, path = "/api/v1/channel/campaigns/{id}/installs", operation_id = "listCampaignInstalls", tag = "devices",
     security(("apiKey" = []), ("bearer" = [])),
     params(("id" = uuid::Uuid, Path), ("X-SVC-Workspace" = Option<uuid::Uuid>, Header), PageQuery),
     responses(

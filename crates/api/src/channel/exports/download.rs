@@ -12,7 +12,7 @@ use crate::state::{AppState, Platform};
 /// capability, so every link that does not work (tampered, expired, renamed, its key revoked, the
 /// file gone) gets the same 404, and the token never reaches a log line.
 #[utoipa::path(
-    get, path = "/api/v1/channel/downloads/{token}/{filename}", tag = "exports",
+    get, path = "/api/v1/channel/downloads/{token}/{filename}", operation_id = "downloadExport", tag = "exports",
     params(
         ("token" = String, Path, description = "The link's signed token"),
         ("filename" = String, Path, description = "`pulse-<campaign code>-<export id>.json` or `.pdf`"),

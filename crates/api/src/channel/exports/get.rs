@@ -15,7 +15,7 @@ use crate::state::{AppState, Platform};
 
 /// An export's status; a `READY` one carries a download link minted for this read.
 #[utoipa::path(
-    get, path = "/api/v1/channel/exports/{id}", tag = "exports",
+    get, path = "/api/v1/channel/exports/{id}", operation_id = "getExport", tag = "exports",
     security(("apiKey" = []), ("bearer" = [])),
     params(("id" = Uuid, Path), ("X-SVC-Workspace" = Option<Uuid>, Header)),
     responses(

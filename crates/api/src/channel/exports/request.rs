@@ -17,7 +17,7 @@ use crate::state::{AppState, Platform};
 
 /// Queue an export of a campaign's aggregate results; poll `GET /exports/{id}` until it is `READY`.
 #[utoipa::path(
-    post, path = "/api/v1/channel/campaigns/{id}/exports", tag = "exports",
+    post, path = "/api/v1/channel/campaigns/{id}/exports", operation_id = "requestExport", tag = "exports",
     security(("apiKey" = []), ("bearer" = [])),
     params(
         ("id" = Uuid, Path),

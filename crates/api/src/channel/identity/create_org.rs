@@ -18,7 +18,7 @@ use crate::state::{AppState, Platform};
 /// The calling key reaches the new workspace at once; no other key changes. Sending the same
 /// `externalRef` with the same details again answers 200 with `created: false`.
 #[utoipa::path(
-    post, path = "/api/v1/channel/orgs", tag = "identity",
+    post, path = "/api/v1/channel/orgs", operation_id = "createOrg", tag = "identity",
     security(("apiKey" = []), ("bearer" = [])),
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes the POST replay-safe for 24 hours (max 255 chars)")),
     request_body = CreateWorkspaceRequest,

@@ -13,7 +13,7 @@ use crate::state::{AppState, Platform};
 
 /// The workspaces this key reaches.
 #[utoipa::path(
-    get, path = "/api/v1/channel/orgs", tag = "identity",
+    get, path = "/api/v1/channel/orgs", operation_id = "listOrgs", tag = "identity",
     security(("apiKey" = []), ("bearer" = [])),
     responses(
         (status = 200, description = "Workspaces the key reaches, oldest first", body = WorkspaceListBody),

@@ -14,7 +14,7 @@ use crate::state::{AppState, Platform};
 
 /// Who am I: the calling key, its business, scopes and workspaces.
 #[utoipa::path(
-    get, path = "/api/v1/channel/whoami", tag = "identity",
+    get, path = "/api/v1/channel/whoami", operation_id = "whoami", tag = "identity",
     security(("apiKey" = []), ("bearer" = [])),
     responses(
         (status = 200, description = "The calling key", body = WhoamiBody),

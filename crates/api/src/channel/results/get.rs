@@ -16,7 +16,7 @@ use crate::state::{AppState, Platform};
 
 /// Aggregate results of a campaign, optionally for the sessions one launch context selects.
 #[utoipa::path(
-    get, path = "/api/v1/channel/campaigns/{id}/results", tag = "campaigns",
+    get, path = "/api/v1/channel/campaigns/{id}/results", operation_id = "getCampaignResults", tag = "campaigns",
     security(("apiKey" = []), ("bearer" = [])),
     params(("id" = Uuid, Path), ("X-SVC-Workspace" = Option<Uuid>, Header), ResultsQuery),
     responses(

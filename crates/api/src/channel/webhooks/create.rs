@@ -14,7 +14,7 @@ use crate::state::{AppState, Platform};
 
 /// Register an endpoint. The signing secret is in this answer only; `Idempotency-Key` is ignored.
 #[utoipa::path(
-    post, path = "/api/v1/channel/webhooks", tag = "webhooks",
+    post, path = "/api/v1/channel/webhooks", operation_id = "createWebhook", tag = "webhooks",
     security(("apiKey" = []), ("bearer" = [])),
     params(("X-SVC-Workspace" = Option<Uuid>, Header)),
     request_body = CreateSubscriptionRequest,

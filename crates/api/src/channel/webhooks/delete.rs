@@ -11,7 +11,7 @@ use crate::state::{AppState, Platform};
 
 /// Delete an endpoint and its delivery trail.
 #[utoipa::path(
-    delete, path = "/api/v1/channel/webhooks/{id}", tag = "webhooks",
+    delete, path = "/api/v1/channel/webhooks/{id}", operation_id = "deleteWebhook", tag = "webhooks",
     security(("apiKey" = []), ("bearer" = [])),
     params(("id" = Uuid, Path), ("X-SVC-Workspace" = Option<Uuid>, Header)),
     responses(

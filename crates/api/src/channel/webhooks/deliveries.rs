@@ -14,7 +14,7 @@ use crate::state::{AppState, Platform};
 
 /// The endpoint's deliveries, newest first, each with its attempts.
 #[utoipa::path(
-    get, path = "/api/v1/channel/webhooks/{id}/deliveries", tag = "webhooks",
+    get, path = "/api/v1/channel/webhooks/{id}/deliveries", operation_id = "listWebhookDeliveries", tag = "webhooks",
     security(("apiKey" = []), ("bearer" = [])),
     params(("id" = Uuid, Path), ("X-SVC-Workspace" = Option<Uuid>, Header), PageQuery),
     responses(

@@ -13,7 +13,7 @@ use crate::state::{AppState, Platform};
 
 /// One endpoint, never its secret.
 #[utoipa::path(
-    get, path = "/api/v1/channel/webhooks/{id}", tag = "webhooks",
+    get, path = "/api/v1/channel/webhooks/{id}", operation_id = "getWebhook", tag = "webhooks",
     security(("apiKey" = []), ("bearer" = [])),
     params(("id" = Uuid, Path), ("X-SVC-Workspace" = Option<Uuid>, Header)),
     responses(

@@ -13,7 +13,7 @@ use crate::state::{AppState, Platform};
 
 /// The workspace's endpoints, never their secrets.
 #[utoipa::path(
-    get, path = "/api/v1/channel/webhooks", tag = "webhooks",
+    get, path = "/api/v1/channel/webhooks", operation_id = "listWebhooks", tag = "webhooks",
     security(("apiKey" = []), ("bearer" = [])),
     params(("X-SVC-Workspace" = Option<Uuid>, Header)),
     responses(

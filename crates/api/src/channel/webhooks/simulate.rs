@@ -14,7 +14,7 @@ use crate::state::{AppState, Platform};
 /// Queue a `webhook.test` event for this endpoint only, signed and retried like real events; it
 /// is sent even to an inactive endpoint, so a fix can be tried before re-enabling.
 #[utoipa::path(
-    post, path = "/api/v1/channel/webhooks/{id}/simulate", tag = "webhooks",
+    post, path = "/api/v1/channel/webhooks/{id}/simulate", operation_id = "simulateWebhook", tag = "webhooks",
     security(("apiKey" = []), ("bearer" = [])),
     params(("id" = Uuid, Path), ("X-SVC-Workspace" = Option<Uuid>, Header)),
     responses(

@@ -13,7 +13,7 @@ use crate::state::{AppState, Platform};
 
 /// Change an endpoint; `isActive: true` re-enables a disabled one.
 #[utoipa::path(
-    patch, path = "/api/v1/channel/webhooks/{id}", tag = "webhooks",
+    patch, path = "/api/v1/channel/webhooks/{id}", operation_id = "updateWebhook", tag = "webhooks",
     security(("apiKey" = []), ("bearer" = [])),
     params(("id" = Uuid, Path), ("X-SVC-Workspace" = Option<Uuid>, Header)),
     request_body = UpdateSubscriptionRequest,

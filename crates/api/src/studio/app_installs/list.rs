@@ -15,7 +15,7 @@ use crate::studio::{authenticate, user_subject};
 
 /// The campaign's app installs, oldest first (never an email or a phone).
 #[utoipa::path(
-    get, path = "/api/v1/campaigns/{campaignId}/app-installs", tag = "studio",
+    get, path = "/api/v1/campaigns/{campaignId}/app-installs", operation_id = "listCampaignAppInstalls", tag = "studio",
     security(("studio" = [])),
     params(("campaignId" = uuid::Uuid, Path), PageQuery),
     responses(

@@ -18,7 +18,7 @@ use crate::studio::{authenticate, user_subject};
 /// Create a launch key in a free slot. The secret is in this answer only; a replay with the same
 /// `Idempotency-Key` answers 200 with the same key and `secret: null`.
 #[utoipa::path(
-    post, path = "/api/v1/campaigns/{campaignId}/launch-keys", tag = "studio",
+    post, path = "/api/v1/campaigns/{campaignId}/launch-keys", operation_id = "createLaunchKey", tag = "studio",
     security(("studio" = [])),
     params(("campaignId" = Uuid, Path), ("Idempotency-Key" = Option<String>, Header)),
     responses(

@@ -15,7 +15,7 @@ use crate::studio::{authenticate, user_subject};
 
 /// The campaign's active launch keys (never their secrets) and its signing setting.
 #[utoipa::path(
-    get, path = "/api/v1/campaigns/{campaignId}/launch-keys", tag = "studio",
+    get, path = "/api/v1/campaigns/{campaignId}/launch-keys", operation_id = "listLaunchKeys", tag = "studio",
     security(("studio" = [])),
     params(("campaignId" = Uuid, Path)),
     responses(

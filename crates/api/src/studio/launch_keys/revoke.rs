@@ -14,7 +14,8 @@ use crate::studio::{authenticate, user_subject};
 
 /// Revoke a launch key; tokens signed with it stop working at once.
 #[utoipa::path(
-    delete, path = "/api/v1/campaigns/{campaignId}/launch-keys/{keyId}", tag = "studio",
+    delete, path = "/api/v1/campaigns/{campaignId}/launch-keys/{keyId}",
+    operation_id = "revokeLaunchKey", tag = "studio",
     security(("studio" = [])),
     params(("campaignId" = Uuid, Path), ("keyId" = Uuid, Path)),
     responses(

@@ -15,7 +15,7 @@ use crate::studio::{authenticate, user_subject};
 
 /// Require (or stop requiring) signed launches for the campaign's public starts.
 #[utoipa::path(
-    put, path = "/api/v1/campaigns/{campaignId}/launch-access", tag = "studio",
+    put, path = "/api/v1/campaigns/{campaignId}/launch-access", operation_id = "setLaunchAccess", tag = "studio",
     security(("studio" = [])),
     params(("campaignId" = Uuid, Path)),
     request_body = LaunchAccessBody,
