@@ -195,6 +195,12 @@ async fn filters_narrow_the_group_and_cannot_isolate_a_few_by_difference() {
     );
     assert_eq!(pro["sentiment"], json!([]));
     assert_eq!(pro["filter"], json!({"platform": null, "appVersion": null, "tags": [], "attributes": {"plan": "pro"}}));
+    let without_time = |mut results: Value| {
+        results.as_object_mut().expect("object").remove("generatedAt");
+        results
+    };
+    let generated_form = filtered(&[("attribute", "plan:pro")]).await;
+    assert_eq!(without_time(generated_form), without_time(pro.clone()), "attribute=plan:pro is attribute.plan=pro");
     let free = filtered(&[("attribute.plan", "free")]).await;
     assert_eq!((&free["acceptedCount"], &free["methodology"]["suppression"]), (&json!(1), &json!("GROUP_BELOW_FLOOR")));
     let ios = filtered(&[("platform", "iOS"), ("appVersion", "2.1.0"), ("attribute.seats", "3")]).await;
@@ -207,6 +213,7 @@ async fn filters_narrow_the_group_and_cannot_isolate_a_few_by_difference() {
         (vec![("colour", "red")], "colour"),
         (vec![("platform", "ios"), ("platform", "android")], "platform"),
         (vec![("attribute.", "x")], "attribute."),
+        (vec![("attribute", "plan")], "attribute"),
     ] {
         let (status, code, description) = envelope(app.results(&partner.key.key, id_of(&campaign), &query).await).await;
         assert_eq!((status, code.as_str()), (400, "VALIDATION_FAILED"));

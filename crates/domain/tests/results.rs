@@ -174,6 +174,21 @@ fn filters_are_checked() {
         .expect("ok")
         .expect("some");
     assert_eq!(filter.tags, vec!["beta", "vip"]);
+    // The form a generated client can send: `attribute=<name>:<value>`, split at the first colon.
+    let both = parse(&[("attribute", "plan:pro"), ("attribute", "url:https://example.com"), ("attribute.seats", "3")])
+        .expect("ok")
+        .expect("some");
+    let attributes: Vec<(&str, &str)> = both.attributes.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(attributes, vec![("plan", "pro"), ("seats", "3"), ("url", "https://example.com")]);
+    for (bad, field, why) in [
+        (vec![("attribute", "plan")], "attribute", "must be <name>:<value>"),
+        (vec![("attribute", ":pro")], "attribute", "needs an attribute name"),
+        (vec![("attribute", "plan:")], "attribute", "needs a value"),
+        (vec![("attribute", "plan:pro"), ("attribute.plan", "free")], "attribute.plan", "given once already"),
+    ] {
+        let message = parse(&bad).expect_err("refused").to_string();
+        assert!(message.contains(field) && message.contains(why), "{message} should name {field}: {why}");
+    }
     for (bad, field) in [
         (vec![("colour", "red")], "colour"),
         (vec![("platform", "")], "platform"),

@@ -1,9 +1,11 @@
 //! The query, request and response bodies of the public respondent routes, and their conversions
 //! to and from the domain.
 
+use pulse_domain::campaigns::models::MAX_TEXT_ANSWER_CHARS;
 use pulse_domain::sessions::models::{Access, AnswerInput, NotStarted, Progress, StartInput, StartedSession, Visit};
 use secrecy::ExposeSecret as _;
 use serde::{Deserialize, Serialize};
+use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::channel::campaigns::json::{ScaleBody, question_kind};
@@ -178,8 +180,24 @@ impl From<NotStarted> for NotStartedBody {
 pub struct AnswerRequest {
     pub question_id: String,
     /// An integer within the scale for a rating question; a string of at most 4000 characters for text.
-    #[schema(value_type = Object)]
+    #[schema(schema_with = answer_value)]
     pub value: serde_json::Value,
+}
+
+/// `value` as a generated client must send it: a number for a rating, a string for a text. Kept
+/// as raw JSON on the wire so a value of the wrong kind is refused naming the question's own rule.
+fn answer_value() -> OneOfBuilder {
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::Integer).description(Some("A rating question's answer")))
+        .item(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .max_length(Some(MAX_TEXT_ANSWER_CHARS))
+                .description(Some("A text question's answer")),
+        )
+        .description(Some(format!(
+            "An integer within the scale for a rating question; a string of at most {MAX_TEXT_ANSWER_CHARS} characters for text"
+        )))
 }
 
 impl From<AnswerRequest> for AnswerInput {

@@ -349,7 +349,7 @@ pub struct ResultsQuery {
     pub app_version: Option<String>,
     /// A tag of the signed launch token; repeat for several (all must be present).
     pub tag: Option<Vec<String>>,
-    /// `attribute.<name>=<value>`: a launch attribute, compared as text (repeat for several names).
-    #[param(rename = "attribute.<name>")]
-    pub attribute: Option<String>,
+    /// A launch attribute as `<name>:<value>` (split at the first colon), compared as text, e.g.
+    /// `attribute=plan:pro`; repeat for several names (all must hold).
+    pub attribute: Option<Vec<String>>,
 }

@@ -139,8 +139,9 @@ pub struct ResultsFilter {
 }
 
 impl ResultsFilter {
-    /// Reads query parameters: `platform`, `appVersion`, `tag` (repeatable) and
-    /// `attribute.<name>`; `None` when none is given.
+    /// Reads query parameters: `platform`, `appVersion`, `tag` (repeatable) and `attribute`
+    /// (repeatable, `<name>:<value>`, split at the first colon); `attribute.<name>=<value>`, the
+    /// first form, is still read. `None` when none is given.
     ///
     /// # Errors
     /// `ValidationFailed` naming the parameter: an unknown one, an empty or over-long value, a
@@ -172,32 +173,47 @@ impl ResultsFilter {
                         return Err(Error::validation("tag", format!("may be given at most {MAX_FILTER_TAGS} times")));
                     }
                 }
+                "attribute" => {
+                    let Some((attribute, wanted)) = value.split_once(':') else {
+                        return Err(Error::validation(name, "must be <name>:<value>, e.g. plan:pro"));
+                    };
+                    filter.add_attribute(name, attribute, wanted)?;
+                }
                 other => {
                     let Some(attribute) = other.strip_prefix("attribute.") else {
                         return Err(Error::validation(
                             other,
-                            "is not a filter; use platform, appVersion, tag or attribute.<name>",
+                            "is not a filter; use platform, appVersion, tag or attribute (<name>:<value>)",
                         ));
                     };
-                    if attribute.is_empty() || attribute.chars().count() > MAX_ATTRIBUTE_NAME_CHARS {
-                        return Err(Error::validation(
-                            other,
-                            format!("needs an attribute name of 1 to {MAX_ATTRIBUTE_NAME_CHARS} characters"),
-                        ));
-                    }
-                    if filter.attributes.insert(attribute.to_owned(), value.clone()).is_some() {
-                        return Err(Error::validation(other, "may be given once"));
-                    }
-                    if filter.attributes.len() > MAX_FILTER_ATTRIBUTES {
-                        return Err(Error::validation(
-                            "attribute",
-                            format!("at most {MAX_FILTER_ATTRIBUTES} attributes may be filtered on"),
-                        ));
-                    }
+                    filter.add_attribute(other, attribute, value)?;
                 }
             }
         }
         Ok((filter != Self::default()).then_some(filter))
+    }
+
+    /// One attribute filter, from the parameter `param` (named in refusals).
+    fn add_attribute(&mut self, param: &str, attribute: &str, value: &str) -> Result<()> {
+        if attribute.is_empty() || attribute.chars().count() > MAX_ATTRIBUTE_NAME_CHARS {
+            return Err(Error::validation(
+                param,
+                format!("needs an attribute name of 1 to {MAX_ATTRIBUTE_NAME_CHARS} characters"),
+            ));
+        }
+        if value.is_empty() {
+            return Err(Error::validation(param, "needs a value to compare the attribute with"));
+        }
+        if self.attributes.insert(attribute.to_owned(), value.to_owned()).is_some() {
+            return Err(Error::validation(param, "names an attribute given once already"));
+        }
+        if self.attributes.len() > MAX_FILTER_ATTRIBUTES {
+            return Err(Error::validation(
+                "attribute",
+                format!("at most {MAX_FILTER_ATTRIBUTES} attributes may be filtered on"),
+            ));
+        }
+        Ok(())
     }
 
     pub fn matches(&self, segment: &Segment) -> bool {
