@@ -158,3 +158,39 @@ fn openapi_spec_validator_accepts_the_document() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// Request schemas say what the server checks by hand, from the domain's own lists.
+#[test]
+fn request_schemas_are_as_strict_as_the_server() {
+    use pulse_domain::apps::models::AppPlatform;
+    use pulse_domain::webhooks::models::EventType;
+
+    let document: Value = serde_json::from_str(pulse_api::openapi::document()).expect("json");
+    let schemas = &document["components"]["schemas"];
+    let platforms: Vec<&str> = AppPlatform::ALL.iter().map(|p| p.as_str()).collect();
+    assert_eq!(schemas["RegisterRequest"]["properties"]["platform"]["enum"], serde_json::json!(platforms));
+    let subscribable: Vec<&str> = EventType::SUBSCRIBABLE.map(EventType::as_str).to_vec();
+    for request in ["CreateSubscriptionRequest", "UpdateSubscriptionRequest"] {
+        assert_eq!(schemas[request]["properties"]["eventTypes"]["items"]["enum"], serde_json::json!(subscribable));
+    }
+    let generations = schemas["HeartbeatRequest"]["oneOf"].as_array().expect("the heartbeat is one of two bodies");
+    let required: Vec<&Value> = generations.iter().map(|g| &g["required"]).collect();
+    assert_eq!(
+        required,
+        [&serde_json::json!(["deviceId", "refreshToken"]), &serde_json::json!(["installId", "appVersion"])]
+    );
+    assert_eq!(schemas["DeviceLabels"]["additionalProperties"], false, "unknown device keys are refused");
+
+    for (route, operation) in operations(&document) {
+        for parameter in operation["parameters"].as_array().into_iter().flatten() {
+            if parameter["name"] == "Idempotency-Key" {
+                let schema = &parameter["schema"];
+                assert_eq!(
+                    (&schema["minLength"], &schema["maxLength"]),
+                    (&serde_json::json!(1), &serde_json::json!(255)),
+                    "{route}"
+                );
+            }
+        }
+    }
+}

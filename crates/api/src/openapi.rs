@@ -1,5 +1,9 @@
 //! The OpenAPI document, generated from the handlers and types.
 
+mod strict;
+
+use strict::StrictRequests;
+
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 
@@ -66,7 +70,7 @@ use crate::{apps, health, page, public};
     ),
     servers((url = "/", description = "The server that serves this document")),
     components(schemas(ErrorBody)),
-    modifiers(&Security, &ErrorCatalog, &EveryRefusal),
+    modifiers(&Security, &ErrorCatalog, &EveryRefusal, &StrictRequests),
     tags(
         (name = "identity", description = "The calling key and its workspaces"),
         (name = "campaigns", description = "Provisioning, audiences and launch"),

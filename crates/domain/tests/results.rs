@@ -180,11 +180,13 @@ fn filters_are_checked() {
         .expect("some");
     let attributes: Vec<(&str, &str)> = both.attributes.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     assert_eq!(attributes, vec![("plan", "pro"), ("seats", "3"), ("url", "https://example.com")]);
+    let repeated = parse(&[("attribute", "plan:pro"), ("attribute.plan", "pro")]).expect("ok").expect("some");
+    assert_eq!(repeated.attributes.len(), 1, "the same pair twice is one filter");
     for (bad, field, why) in [
         (vec![("attribute", "plan")], "attribute", "must be <name>:<value>"),
         (vec![("attribute", ":pro")], "attribute", "needs an attribute name"),
         (vec![("attribute", "plan:")], "attribute", "needs a value"),
-        (vec![("attribute", "plan:pro"), ("attribute.plan", "free")], "attribute.plan", "given once already"),
+        (vec![("attribute", "plan:pro"), ("attribute.plan", "free")], "attribute.plan", "already given another value"),
     ] {
         let message = parse(&bad).expect_err("refused").to_string();
         assert!(message.contains(field) && message.contains(why), "{message} should name {field}: {why}");

@@ -543,24 +543,39 @@ impl From<Vec<AttachedRespondent>> for AudienceResponse {
 }
 
 // The schema of `device` in the OpenAPI document only: the body is read as a map and checked by
-// the domain, which refuses any other key.
+// the domain (`DEVICE_KEYS`), which refuses any other key and any value that is not a string of
+// at most 64 characters, null included.
 /// Only these device keys; each value a string of at most 64 characters.
-#[derive(ToSchema)]
-#[schema(rename_all = "camelCase")]
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DeviceLabels {
+    #[schema(max_length = 64, nullable = false)]
     pub platform: Option<String>,
+    #[schema(max_length = 64, nullable = false)]
     pub os_name: Option<String>,
+    #[schema(max_length = 64, nullable = false)]
     pub os_version: Option<String>,
+    #[schema(max_length = 64, nullable = false)]
     pub device_vendor: Option<String>,
+    #[schema(max_length = 64, nullable = false)]
     pub device_model: Option<String>,
+    #[schema(max_length = 64, nullable = false)]
     pub browser_name: Option<String>,
+    #[schema(max_length = 64, nullable = false)]
     pub browser_version: Option<String>,
+    #[schema(max_length = 64, nullable = false)]
     pub app_id: Option<String>,
+    #[schema(max_length = 64, nullable = false)]
     pub app_version: Option<String>,
+    #[schema(max_length = 64, nullable = false)]
     pub app_build: Option<String>,
+    #[schema(max_length = 64, nullable = false)]
     pub sdk_version: Option<String>,
+    #[schema(max_length = 64, nullable = false)]
     pub locale: Option<String>,
+    #[schema(max_length = 64, nullable = false)]
     pub timezone: Option<String>,
+    #[schema(max_length = 64, nullable = false)]
     pub network_type: Option<String>,
 }
 

@@ -204,8 +204,9 @@ impl ResultsFilter {
         if value.is_empty() {
             return Err(Error::validation(param, "needs a value to compare the attribute with"));
         }
-        if self.attributes.insert(attribute.to_owned(), value.to_owned()).is_some() {
-            return Err(Error::validation(param, "names an attribute given once already"));
+        // The same pair twice says nothing new; two values for one name cannot both hold.
+        if self.attributes.insert(attribute.to_owned(), value.to_owned()).is_some_and(|earlier| earlier != value) {
+            return Err(Error::validation(param, "names an attribute already given another value"));
         }
         if self.attributes.len() > MAX_FILTER_ATTRIBUTES {
             return Err(Error::validation(
