@@ -180,6 +180,12 @@ fn request_schemas_are_as_strict_as_the_server() {
         [&serde_json::json!(["deviceId", "refreshToken"]), &serde_json::json!(["installId", "appVersion"])]
     );
     assert_eq!(schemas["DeviceLabels"]["additionalProperties"], false, "unknown device keys are refused");
+    let locale_patterns = [
+        &generations[0]["properties"]["locale"]["pattern"],
+        &generations[1]["properties"]["locale"]["pattern"],
+        &schemas["RegisterRequest"]["properties"]["locale"]["pattern"],
+    ];
+    assert!(locale_patterns.iter().all(|p| *p == "^[A-Za-z]{2,3}([-_][A-Za-z0-9]+)*$"), "{locale_patterns:?}");
 
     for (route, operation) in operations(&document) {
         for parameter in operation["parameters"].as_array().into_iter().flatten() {

@@ -117,7 +117,14 @@ fn strict_parameters(operation: &mut Operation) {
 fn heartbeat() -> OneOfBuilder {
     let absent = || ObjectBuilder::new().schema_type(Type::Null).description(Some("Not with this generation"));
     let optional = |max: usize| printable(max).schema_type(SchemaType::from_iter([Type::String, Type::Null]));
-    let facts = |object: ObjectBuilder| object.property("osVersion", optional(32)).property("locale", optional(24));
+    let locale = || {
+        string()
+            .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+            .min_length(Some(2))
+            .max_length(Some(24))
+            .pattern(Some(LOCALE_PATTERN))
+    };
+    let facts = |object: ObjectBuilder| object.property("osVersion", optional(32)).property("locale", locale());
     let v2 = facts(
         ObjectBuilder::new()
             .title(Some("HeartbeatV2"))

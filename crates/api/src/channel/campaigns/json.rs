@@ -545,37 +545,37 @@ impl From<Vec<AttachedRespondent>> for AudienceResponse {
 // The schema of `device` in the OpenAPI document only: the body is read as a map and checked by
 // the domain (`DEVICE_KEYS`), which refuses any other key and any value that is not a string of
 // at most 64 characters, null included.
-/// Only these device keys; each value a string of at most 64 characters.
+/// Only these device keys; each value a string of at most 64 characters without control characters.
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DeviceLabels {
-    #[schema(max_length = 64, nullable = false)]
+    #[schema(max_length = 64, nullable = false, pattern = r"^[^\x00-\x1F\x7F-\x9F]*$")]
     pub platform: Option<String>,
-    #[schema(max_length = 64, nullable = false)]
+    #[schema(max_length = 64, nullable = false, pattern = r"^[^\x00-\x1F\x7F-\x9F]*$")]
     pub os_name: Option<String>,
-    #[schema(max_length = 64, nullable = false)]
+    #[schema(max_length = 64, nullable = false, pattern = r"^[^\x00-\x1F\x7F-\x9F]*$")]
     pub os_version: Option<String>,
-    #[schema(max_length = 64, nullable = false)]
+    #[schema(max_length = 64, nullable = false, pattern = r"^[^\x00-\x1F\x7F-\x9F]*$")]
     pub device_vendor: Option<String>,
-    #[schema(max_length = 64, nullable = false)]
+    #[schema(max_length = 64, nullable = false, pattern = r"^[^\x00-\x1F\x7F-\x9F]*$")]
     pub device_model: Option<String>,
-    #[schema(max_length = 64, nullable = false)]
+    #[schema(max_length = 64, nullable = false, pattern = r"^[^\x00-\x1F\x7F-\x9F]*$")]
     pub browser_name: Option<String>,
-    #[schema(max_length = 64, nullable = false)]
+    #[schema(max_length = 64, nullable = false, pattern = r"^[^\x00-\x1F\x7F-\x9F]*$")]
     pub browser_version: Option<String>,
-    #[schema(max_length = 64, nullable = false)]
+    #[schema(max_length = 64, nullable = false, pattern = r"^[^\x00-\x1F\x7F-\x9F]*$")]
     pub app_id: Option<String>,
-    #[schema(max_length = 64, nullable = false)]
+    #[schema(max_length = 64, nullable = false, pattern = r"^[^\x00-\x1F\x7F-\x9F]*$")]
     pub app_version: Option<String>,
-    #[schema(max_length = 64, nullable = false)]
+    #[schema(max_length = 64, nullable = false, pattern = r"^[^\x00-\x1F\x7F-\x9F]*$")]
     pub app_build: Option<String>,
-    #[schema(max_length = 64, nullable = false)]
+    #[schema(max_length = 64, nullable = false, pattern = r"^[^\x00-\x1F\x7F-\x9F]*$")]
     pub sdk_version: Option<String>,
-    #[schema(max_length = 64, nullable = false)]
+    #[schema(max_length = 64, nullable = false, pattern = r"^[^\x00-\x1F\x7F-\x9F]*$")]
     pub locale: Option<String>,
-    #[schema(max_length = 64, nullable = false)]
+    #[schema(max_length = 64, nullable = false, pattern = r"^[^\x00-\x1F\x7F-\x9F]*$")]
     pub timezone: Option<String>,
-    #[schema(max_length = 64, nullable = false)]
+    #[schema(max_length = 64, nullable = false, pattern = r"^[^\x00-\x1F\x7F-\x9F]*$")]
     pub network_type: Option<String>,
 }
 

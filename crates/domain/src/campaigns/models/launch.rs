@@ -97,7 +97,7 @@ impl LaunchRequest {
                 _ => {
                     return Err(Error::validation(
                         &format!("device.{key}"),
-                        "must be a string of at most 64 characters",
+                        "must be a string of at most 64 characters without control characters",
                     ));
                 }
             }
