@@ -18,6 +18,7 @@ mod outreach;
 mod page;
 mod public;
 mod quotas;
+mod readme;
 mod receiver;
 mod results;
 mod secrets;

@@ -185,7 +185,8 @@ impl Principal {
                 Error::refused(
                     ErrorCode::WorkspaceRequired,
                     if self.workspace_allowlist.is_empty() {
-                        "this API key reaches no workspace yet; create one with POST /orgs"
+                        "this API key reaches no workspace: POST /orgs with a new externalRef creates one it \
+                         reaches, or an operator can issue a key for an existing workspace (--workspace)"
                     } else {
                         "this API key reaches several workspaces; name one in the X-SVC-Workspace header"
                     },
