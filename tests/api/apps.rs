@@ -30,10 +30,9 @@ fn at(body: &Value, field: &str) -> time::OffsetDateTime {
     time::OffsetDateTime::parse(text(body, field), &Rfc3339).expect("RFC 3339")
 }
 
-/// Hex HMAC-SHA256 of `external_id` keyed with the launch-key secret, as a partner's server makes it.
+/// `userHash` as a partner's server makes it, with the partner crate.
 fn user_hash(secret: &str, external_id: &str) -> String {
-    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret.as_bytes());
-    ring::hmac::sign(&key, external_id.as_bytes()).as_ref().iter().map(|b| format!("{b:02x}")).collect()
+    pulse_partner::user_hash(secret, external_id)
 }
 
 fn v2(registered: &Value) -> Value {

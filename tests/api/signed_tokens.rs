@@ -66,6 +66,26 @@ async fn signed_campaign_of(app: &TestApp, business: pulse_domain::ids::Business
     Signed { key, campaign, kid, secret }
 }
 
+/// The partner crate signs what the server accepts: one session per token, its context kept.
+#[tokio::test]
+async fn a_token_signed_with_the_partner_crate_starts_one_session() {
+    let app = spawn_app().await;
+    let signed = signed_campaign(&app).await;
+    let now = app.now().unix_timestamp();
+    let claims = pulse_partner::LaunchClaims {
+        campaign: signed.code().to_owned(),
+        exp: now + 300,
+        jti: uuid::Uuid::new_v4().simple().to_string(),
+        app_version: Some("5.2.0".into()),
+        tags: vec!["beta".into()],
+        ..pulse_partner::LaunchClaims::default()
+    };
+    let token = pulse_partner::sign_launch_token(&signed.kid, &signed.secret, &claims, now).expect("signed");
+    let body = json!({"consentGiven": true, "launchToken": token});
+    assert_eq!(app.start(signed.code(), &body).await.status(), 201);
+    refused_start(&app, signed.code(), &token, "the same token again").await;
+}
+
 async fn access_state(app: &TestApp, code: &str, token: &str) -> Value {
     let response = app.access(code, &[("lt", token)]).await;
     assert_eq!(response.status(), 200);

@@ -210,6 +210,19 @@ async fn simulate_sends_a_signed_test_event_on_the_same_path() {
     let body = request.json();
     assert_eq!((body["aggregate"].as_str(), &body["aggregateId"]), (Some("webhook"), &hook["id"]));
     assert_eq!(body["payload"]["webhookId"], hook["id"]);
+    // The partner crate verifies it at the receiver's clock and reads it into its typed event.
+    let signature = request.header("x-svc-signature");
+    let now = app.now().unix_timestamp();
+    let envelope = pulse_partner::verify_webhook_at(&[&secret], signature, &request.body, now).expect("verified");
+    match envelope.event {
+        pulse_partner::Event::WebhookTest(test) => assert_eq!(test.webhook_id.to_string(), id(&hook)),
+        other => panic!("a webhook.test, not {other:?}"),
+    }
+    let late = now + pulse_partner::SIGNATURE_TOLERANCE_SECS + 1;
+    assert_eq!(
+        pulse_partner::verify_webhook_at(&[&secret], signature, &request.body, late),
+        Err(pulse_partner::WebhookError::Stale)
+    );
     wait_for_delivery(&app, &hooks.key, id(&hook), |d| d["status"] == "DELIVERED").await;
 }
 
