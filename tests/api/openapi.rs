@@ -186,6 +186,16 @@ fn request_schemas_are_as_strict_as_the_server() {
         &schemas["RegisterRequest"]["properties"]["locale"]["pattern"],
     ];
     assert!(locale_patterns.iter().all(|p| *p == "^[A-Za-z]{2,3}([-_][A-Za-z0-9]+)*$"), "{locale_patterns:?}");
+    // Rules between fields: exactly one survey source; transcripts for JSON exports only.
+    for component in ["ProvisionRequest", "ExportRequestBody"] {
+        let rule = &schemas[component]["allOf"][1]["oneOf"];
+        assert_eq!(rule.as_array().map(Vec::len), Some(2), "{component}: {rule}");
+    }
+    for (component, field) in
+        [("CreateWorkspaceRequest", "name"), ("AudienceRowRequest", "externalRef"), ("AudienceRowRequest", "phone")]
+    {
+        assert!(schemas[component]["properties"][field]["pattern"].is_string(), "{component}.{field}");
+    }
 
     for (route, operation) in operations(&document) {
         for parameter in operation["parameters"].as_array().into_iter().flatten() {

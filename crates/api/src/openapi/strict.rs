@@ -4,6 +4,8 @@
 //! document then sends nothing the server refuses for its shape, and nothing it would accept is
 //! forbidden.
 
+use std::collections::BTreeMap;
+
 use pulse_domain::apps::models::AppPlatform;
 use pulse_domain::results::models::{
     MAX_ATTRIBUTE_NAME_CHARS, MAX_FILTER_ATTRIBUTES, MAX_FILTER_TAGS, MAX_FILTER_VALUE_CHARS,
@@ -12,7 +14,9 @@ use pulse_domain::webhooks::models::EventType;
 use serde_json::Value;
 use utoipa::Modify;
 use utoipa::openapi::path::{Operation, ParameterIn};
-use utoipa::openapi::schema::{ArrayBuilder, Object, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
+use utoipa::openapi::schema::{
+    AllOfBuilder, ArrayBuilder, Object, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type,
+};
 use utoipa::openapi::{OpenApi, RefOr};
 
 /// The characters `char::is_control` names (C0, DEL and C1), which the server refuses in text.
@@ -53,7 +57,70 @@ impl Modify for StrictRequests {
                 object.properties.insert("eventTypes".to_owned(), subscribable.into());
             }
         }
+        // Free text without control characters (`checked_text` and `bounded_text` in the domain).
+        let single_line = format!("^[^{CONTROL}]*$");
+        for (component, fields) in [
+            ("CreateWorkspaceRequest", &["externalRef", "name", "team", "location"][..]),
+            ("AudienceRowRequest", &["externalRef", "name"][..]),
+            ("LaunchLinkRequest", &["externalUserRef"][..]),
+            ("ProvisionRequest", &["name"][..]),
+            ("OrderRequest", &["packageType"][..]),
+            ("BriefConstraints", &["tone"][..]),
+        ] {
+            for field in fields {
+                if let Some(property) = property_mut(schemas.get_mut(component), field) {
+                    property.pattern = Some(single_line.clone());
+                }
+            }
+        }
+        // A phone number: at least four digits among spaces, `+ - ( ) .` (`is_phone`).
+        if let Some(phone) = property_mut(schemas.get_mut("AudienceRowRequest"), "phone") {
+            phone.pattern = Some(r"^[ +().\-]*([0-9][ +().\-]*){4,}$".to_owned());
+        }
+        // Tabs and line breaks are allowed in a brief's intent.
+        if let Some(intent) = property_mut(schemas.get_mut("BriefRequest"), "intentText") {
+            intent.pattern = Some(r"^[^\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]*$".to_owned());
+        }
+        // The app's facts are trimmed and must hold something printable (`text_field`).
+        for (field, max) in [("appId", 128), ("appVersion", 32), ("deviceModel", 64), ("osVersion", 32)] {
+            if let Some(property) = property_mut(schemas.get_mut("RegisterRequest"), field) {
+                property.min_length = Some(1);
+                property.max_length = Some(max);
+                property.pattern = printable(max).build().pattern;
+            }
+        }
         schemas.insert("HeartbeatRequest".to_owned(), heartbeat().into());
+        // Rules between fields, added to the derived schemas with `allOf`.
+        let exactly_one_source = OneOfBuilder::new()
+            .item(
+                ObjectBuilder::new()
+                    .required("brief")
+                    .property("brief", ObjectBuilder::new().schema_type(Type::Object))
+                    .property("surveyId", ObjectBuilder::new().schema_type(Type::Null)),
+            )
+            .item(
+                ObjectBuilder::new()
+                    .required("surveyId")
+                    .property("surveyId", string())
+                    .property("brief", ObjectBuilder::new().schema_type(Type::Null)),
+            )
+            .description(Some("Exactly one of `brief` and `surveyId`"));
+        also(schemas, "ProvisionRequest", exactly_one_source);
+        let transcripts_in_json_only = OneOfBuilder::new()
+            .item(ObjectBuilder::new().property("format", string().enum_values(Some(["json"]))))
+            .item(ObjectBuilder::new().property("format", string().enum_values(Some(["pdf"]))).property(
+                "includeTranscripts",
+                ObjectBuilder::new().schema_type(Type::Boolean).enum_values(Some([false])),
+            ))
+            .description(Some("`includeTranscripts` is for JSON exports only"));
+        also(schemas, "ExportRequestBody", transcripts_in_json_only);
+    }
+}
+
+/// `name` must also satisfy `rule`.
+fn also(schemas: &mut BTreeMap<String, RefOr<Schema>>, name: &str, rule: impl Into<RefOr<Schema>>) {
+    if let Some(derived) = schemas.remove(name) {
+        schemas.insert(name.to_owned(), AllOfBuilder::new().item(derived).item(rule).into());
     }
 }
 
