@@ -15,7 +15,8 @@ use serde_json::Value;
 use utoipa::Modify;
 use utoipa::openapi::path::{Operation, ParameterIn};
 use utoipa::openapi::schema::{
-    AllOfBuilder, ArrayBuilder, Object, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type,
+    AllOfBuilder, ArrayBuilder, KnownFormat, Object, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat, SchemaType,
+    Type,
 };
 use utoipa::openapi::{OpenApi, RefOr};
 
@@ -73,6 +74,41 @@ impl Modify for StrictRequests {
                 }
             }
         }
+        // Flat maps of labels: keys and string values without control characters.
+        let no_control = || string().pattern(Some(format!("^[^{CONTROL}]*$")));
+        let maps = [
+            (
+                "RegisterRequest",
+                "metadata",
+                32,
+                no_control().min_length(Some(1)),
+                Schema::from(no_control().max_length(Some(256))),
+                "Up to 32 flat string labels of at most 256 characters, 2 KB as JSON",
+            ),
+            (
+                "LaunchLinkRequest",
+                "attributes",
+                64,
+                no_control(),
+                OneOfBuilder::new()
+                    .item(no_control())
+                    .item(ObjectBuilder::new().schema_type(Type::Number))
+                    .item(ObjectBuilder::new().schema_type(Type::Boolean))
+                    .into(),
+                "At most 64 keys and 8 KB of JSON; string, number or boolean values only",
+            ),
+        ];
+        for (component, field, max_keys, keys, values, description) in maps {
+            if let Some(RefOr::T(Schema::Object(object))) = schemas.get_mut(component) {
+                let map = ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::Object, Type::Null]))
+                    .max_properties(Some(max_keys))
+                    .property_names(Some(keys))
+                    .additional_properties(Some(values))
+                    .description(Some(description));
+                object.properties.insert(field.to_owned(), map.into());
+            }
+        }
         // A phone number: at least four digits among spaces, `+ - ( ) .` (`is_phone`).
         if let Some(phone) = property_mut(schemas.get_mut("AudienceRowRequest"), "phone") {
             phone.pattern = Some(r"^[ +().\-]*([0-9][ +().\-]*){4,}$".to_owned());
@@ -81,8 +117,14 @@ impl Modify for StrictRequests {
         if let Some(intent) = property_mut(schemas.get_mut("BriefRequest"), "intentText") {
             intent.pattern = Some(r"^[^\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]*$".to_owned());
         }
+        // A device registering again names itself by its id.
+        if let Some(device) = property_mut(schemas.get_mut("RegisterRequest"), "deviceId") {
+            device.format = Some(SchemaFormat::KnownFormat(KnownFormat::Uuid));
+        }
         // The app's facts are trimmed and must hold something printable (`text_field`).
-        for (field, max) in [("appId", 128), ("appVersion", 32), ("deviceModel", 64), ("osVersion", 32)] {
+        for (field, max) in
+            [("appId", 128), ("appVersion", 32), ("deviceModel", 64), ("osVersion", 32), ("vendorDeviceId", 128)]
+        {
             if let Some(property) = property_mut(schemas.get_mut("RegisterRequest"), field) {
                 property.min_length = Some(1);
                 property.max_length = Some(max);
