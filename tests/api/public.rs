@@ -59,7 +59,16 @@ async fn an_open_campaign_needs_no_signature() {
     let response = app.access(code_of(&campaign), &[]).await;
     assert_eq!(response.status(), 200);
     let body: Value = response.json().await.expect("json");
-    assert_eq!(body, json!({"requireSigned": false, "state": "NOT_REQUIRED", "refusal": null, "language": "en"}));
+    // About 10 s a rating and 45 s a written answer, rounded up to whole minutes.
+    let questions = campaign["survey"]["questions"].as_array().expect("questions");
+    let seconds: u64 = questions.iter().map(|q| if q["type"] == "rating" { 10 } else { 45 }).sum();
+    let intro = json!({"name": campaign["name"], "askedBy": "Client", "privacyNoticeUrl": null,
+        "questionCount": questions.len(), "estimatedMinutes": seconds.div_ceil(60), "register": "FORMAL",
+        "collecting": true});
+    assert_eq!(
+        body,
+        json!({"requireSigned": false, "state": "NOT_REQUIRED", "refusal": null, "language": "en", "campaign": intro})
+    );
     for (lang, expected) in [("fr", "fr"), ("de", "en")] {
         let body: Value = app.access(code_of(&campaign), &[("lang", lang)]).await.json().await.expect("json");
         assert_eq!(body["language"], json!(expected), "{lang}");

@@ -137,7 +137,7 @@ impl ErrorCode {
             ErrorCode::UnsupportedMediaType => "A request body was sent without Content-Type: application/json.",
             ErrorCode::PayloadTooLarge => "The request body is larger than the route accepts.",
             ErrorCode::Conflict => {
-                "Idempotency-Key reused with a different body, or the first request with it is still in flight; or a concurrent register of the same app device went first."
+                "Idempotency-Key reused with a different body, or the first request with it is still in flight; a concurrent register of the same app device went first; or a campaign change (launch, pause, resume) that its status does not allow."
             }
             ErrorCode::RefConflict => "A workspace with this externalRef exists with different details.",
             ErrorCode::LaunchSignatureRequired => {
@@ -148,7 +148,7 @@ impl ErrorCode {
             }
             ErrorCode::NotLaunchReady => "The campaign cannot launch yet; the description names the blocker.",
             ErrorCode::CampaignNotCollecting => {
-                "The campaign is not ACTIVE, so no links can be minted for it and no app can register against it."
+                "The campaign is not ACTIVE (a draft, paused or closed), so no links can be minted for it and no app can register against it; the description says what would make it collect."
             }
             ErrorCode::LaunchKeySlotsFull => "Both launch-key slots hold an active key; revoke one first.",
             ErrorCode::UserHashInvalid => {

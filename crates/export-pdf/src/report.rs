@@ -102,5 +102,7 @@ const fn status_name(status: CampaignStatus) -> &'static str {
     match status {
         CampaignStatus::Draft => "draft, not launched",
         CampaignStatus::Active => "collecting",
+        CampaignStatus::Paused => "paused",
+        CampaignStatus::Closed => "closed",
     }
 }

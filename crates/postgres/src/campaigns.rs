@@ -9,8 +9,8 @@ use diesel_async::{AsyncConnection as _, RunQueryDsl};
 use pulse_domain::apps::models::{Attribution, Identity};
 use pulse_domain::campaigns::models::{
     AudienceMode, Campaign, CampaignCounts, CampaignOverview, CampaignStatus, LAUNCH_KEY_SLOTS, LanguageTag,
-    LaunchContext, LaunchKey, LaunchLink, NewRespondent, Question, QuestionKind, Register, RowOutcome, Survey,
-    UpsertedRespondent, signature_required, token_invalid,
+    LaunchContext, LaunchKey, LaunchLink, ListedCampaign, NewRespondent, Question, QuestionKind, Register, RowOutcome,
+    Survey, UpsertedRespondent, not_collecting, signature_required, token_invalid,
 };
 use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository};
 use pulse_domain::ids::{
@@ -18,9 +18,10 @@ use pulse_domain::ids::{
     SurveyId, WorkspaceId,
 };
 use pulse_domain::sessions::models::{
-    Completion, NewSession, Progress, SessionRecord, SessionStatus, Spend, StoredAnswer, already_completed,
+    Completion, NewSession, Progress, SessionRecord, SessionStatus, Spend, StoredAnswer, VisitFacts, already_completed,
 };
 use pulse_domain::sessions::ports::SessionStore;
+use pulse_domain::shared::paging::PageRequest;
 use pulse_domain::tenancy::models::WorkspaceStatus;
 use pulse_domain::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
@@ -145,6 +146,8 @@ struct CampaignRow {
     anonymity_floor: i32,
     created_at: OffsetDateTime,
     launched_at: Option<OffsetDateTime>,
+    privacy_notice_url: Option<String>,
+    closed_at: Option<OffsetDateTime>,
 }
 
 impl CampaignRow {
@@ -164,6 +167,8 @@ impl CampaignRow {
             anonymity_floor: i32::try_from(c.anonymity_floor).map_err(Error::internal)?,
             created_at: c.created_at,
             launched_at: c.launched_at,
+            privacy_notice_url: c.privacy_notice_url.clone(),
+            closed_at: c.closed_at,
         })
     }
 
@@ -184,8 +189,10 @@ impl CampaignRow {
             anonymity_floor: u32::try_from(self.anonymity_floor).map_err(|_| corrupt("anonymity floor"))?,
             code: self.code,
             name: self.name,
+            privacy_notice_url: self.privacy_notice_url,
             created_at: self.created_at,
             launched_at: self.launched_at,
+            closed_at: self.closed_at,
         })
     }
 }
@@ -222,7 +229,7 @@ impl LaunchKeyRow {
 #[diesel(table_name = launch_links, check_for_backend(diesel::pg::Pg))]
 pub(crate) struct LaunchLinkRow {
     id: Uuid,
-    campaign_id: Uuid,
+    pub(crate) campaign_id: Uuid,
     nonce_digest: Option<Vec<u8>>,
     respondent_id: Option<Uuid>,
     language: Option<String>,
@@ -498,6 +505,48 @@ impl CampaignRepository for PgStore {
         row.ok_or_else(|| Error::not_found("campaign"))?.into_domain()
     }
 
+    async fn list_campaigns(
+        &self,
+        workspace: WorkspaceId,
+        status: Option<CampaignStatus>,
+        page: &PageRequest,
+    ) -> Result<Vec<ListedCampaign>> {
+        let mut query = campaigns::table
+            .filter(campaigns::workspace_id.eq(workspace.0))
+            .filter(campaigns::position.gt(page.after.map_or(0, |k| k.position)))
+            .order(campaigns::position)
+            .limit(i64::from(page.limit) + 1)
+            .select((CampaignRow::as_select(), campaigns::position))
+            .into_boxed();
+        if let Some(status) = status {
+            query = query.filter(campaigns::status.eq(status.as_str()));
+        }
+        let rows: Vec<(CampaignRow, i64)> = query.load(&mut self.conn().await?).await.map_err(from_diesel)?;
+        rows.into_iter().map(|(row, position)| Ok(ListedCampaign { campaign: row.into_domain()?, position })).collect()
+    }
+
+    async fn change_campaign_status(
+        &self,
+        id: CampaignId,
+        from: &[CampaignStatus],
+        to: CampaignStatus,
+        at: OffsetDateTime,
+    ) -> Result<bool> {
+        let from: Vec<&str> = from.iter().map(|s| s.as_str()).collect();
+        let target = campaigns::table.find(id.0).filter(campaigns::status.eq_any(from));
+        let mut conn = self.conn().await?;
+        let changed = if to == CampaignStatus::Closed {
+            diesel::update(target)
+                .set((campaigns::status.eq(to.as_str()), campaigns::closed_at.eq(at)))
+                .execute(&mut conn)
+                .await
+        } else {
+            diesel::update(target).set(campaigns::status.eq(to.as_str())).execute(&mut conn).await
+        }
+        .map_err(from_diesel)?;
+        Ok(changed == 1)
+    }
+
     async fn upsert_respondents(
         &self,
         campaign: CampaignId,
@@ -687,7 +736,7 @@ impl LaunchRepository for PgStore {
     }
 
     async fn insert_launch_link(&self, link: &LaunchLink) -> Result<()> {
-        self.link_inserts.submit(LaunchLinkRow::from_domain(link)).await
+        self.link_inserts.submit(LaunchLinkRow::from_domain(link)).await?
     }
 
     async fn find_launch_link(&self, campaign: CampaignId, id: LaunchLinkId) -> Result<Option<LaunchLink>> {
@@ -736,7 +785,38 @@ impl SessionStore for PgStore {
             StartWritten::Started => Ok(()),
             StartWritten::LaunchUsed => Err(token_invalid()),
             StartWritten::SignatureRequired => Err(signature_required()),
+            StartWritten::NotCollecting(status) => Err(not_collecting(status)),
         }
+    }
+
+    async fn visit_facts(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        spent_link: Option<LaunchLinkId>,
+    ) -> Result<VisitFacts> {
+        let mut conn = self.conn().await?;
+        let asked_by: String = workspaces::table
+            .find(workspace.0)
+            .select(workspaces::name)
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(from_diesel)?
+            .ok_or_else(|| Error::not_found("workspace"))?;
+        let link_answered = match spent_link {
+            Some(link) => diesel::select(diesel::dsl::exists(
+                sessions::table
+                    .filter(sessions::launch_link_id.eq(link.0))
+                    .filter(sessions::campaign_id.eq(campaign.0))
+                    .filter(sessions::status.eq(SessionStatus::Completed.as_str())),
+            ))
+            .get_result(&mut conn)
+            .await
+            .map_err(from_diesel)?,
+            None => false,
+        };
+        Ok(VisitFacts { asked_by, link_answered })
     }
 
     async fn completed_sessions(&self, campaign: CampaignId) -> Result<u64> {

@@ -2,6 +2,7 @@
 //! database is busy is written in one transaction with the others, each in the same statements as
 //! alone, so the group shares one commit.
 
+use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 use diesel::sql_query;
 use diesel::sql_types::{Bool, Bytea, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
@@ -9,12 +10,15 @@ use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use futures_util::future::try_join_all;
 use pulse_domain::apps::models::{APP_SESSION_GAP, DeviceRegistration, DeviceStatus};
+use pulse_domain::campaigns::models::{CampaignStatus, not_collecting as campaign_not_collecting};
 use pulse_domain::ids::AppInstallId;
 use pulse_domain::{Error, ErrorCode, Result};
+use uuid::Uuid;
 
 use crate::apps::{IdRow, LockedDeviceRow, seen_sql};
 use crate::batch::Flush;
 use crate::error::{from_pool, violated_constraint};
+use crate::schema::campaigns;
 use crate::statement::Cached as _;
 
 pub(crate) struct Registrations {
@@ -47,8 +51,14 @@ impl Flush for Registrations {
         let independent = devices.len() == registrations.len();
         let written = conn
             .transaction::<_, DieselError, _>(async |conn| {
-                let conn: &AsyncPgConnection = conn;
                 let mut written: Vec<Option<Result<AppInstallId>>> = registrations.iter().map(|_| None).collect();
+                // The service checked a copy of the campaign that may predate a pause or close; a
+                // register written after one has committed finds the campaign so.
+                for (index, status) in not_collecting(conn, registrations).await? {
+                    written[index] = Some(Err(campaign_not_collecting(status)));
+                }
+                let order: Vec<usize> = order.into_iter().filter(|i| written[*i].is_none()).collect();
+                let conn: &AsyncPgConnection = conn;
                 if independent {
                     let writes = order.iter().map(|index| write_one(conn, &registrations[*index]));
                     for (index, one) in order.iter().zip(try_join_all(writes).await?) {
@@ -73,6 +83,33 @@ impl Flush for Registrations {
             Err(e) => Err(Error::internal(e)),
         }
     }
+}
+
+/// The registers of the group whose campaign is not `ACTIVE` now, with its status.
+async fn not_collecting(
+    conn: &mut AsyncPgConnection,
+    registrations: &[DeviceRegistration],
+) -> Result<Vec<(usize, CampaignStatus)>, DieselError> {
+    let mut ids: Vec<Uuid> = registrations.iter().map(|r| r.campaign_id.0).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let states: Vec<(Uuid, String)> = campaigns::table
+        .filter(campaigns::id.eq_any(ids))
+        .select((campaigns::id, campaigns::status))
+        .load(conn)
+        .await?;
+    Ok(registrations
+        .iter()
+        .enumerate()
+        .filter_map(|(index, r)| {
+            let status =
+                states.iter().find(|(id, _)| *id == r.campaign_id.0).and_then(|(_, s)| CampaignStatus::parse(s));
+            match status {
+                Some(CampaignStatus::Active) => None,
+                other => Some((index, other.unwrap_or(CampaignStatus::Closed))),
+            }
+        })
+        .collect())
 }
 
 /// A vendor id taken by a concurrent register of the same device is that register's conflict.

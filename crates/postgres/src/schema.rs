@@ -160,6 +160,9 @@ diesel::table! {
         anonymity_floor -> Int4,
         created_at -> Timestamptz,
         launched_at -> Nullable<Timestamptz>,
+        privacy_notice_url -> Nullable<Text>,
+        closed_at -> Nullable<Timestamptz>,
+        position -> Int8,
     }
 }
 

@@ -7,6 +7,7 @@ use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use pulse_domain::Result;
 use pulse_domain::apps::models::Attribution;
+use pulse_domain::campaigns::models::CampaignStatus;
 use pulse_domain::sessions::models::{NewSession, SessionStatus, Spend};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -71,6 +72,8 @@ pub(crate) enum StartWritten {
     LaunchUsed,
     /// It had no token and its campaign requires signed launches by now.
     SignatureRequired,
+    /// Its campaign was paused or closed since the copy the start was checked on.
+    NotCollecting(CampaignStatus),
 }
 
 /// Writes groups of session starts.
@@ -96,11 +99,15 @@ impl Flush for SessionStarts {
         order.sort_by_key(|i| spend_order(&starts[*i].1));
         let written = conn
             .transaction::<_, DieselError, _>(async |conn| {
-                let signed_only = signed_only(conn, starts).await?;
+                let campaigns = campaign_states(conn, starts).await?;
                 let mut written = vec![StartWritten::LaunchUsed; starts.len()];
                 for index in &order {
                     let (session, spend) = &starts[*index];
-                    written[*index] = if *spend == Spend::Nothing && signed_only.contains(&session.campaign_id.0) {
+                    let state = campaigns.iter().find(|c| c.id == session.campaign_id.0);
+                    let status = state.and_then(|c| CampaignStatus::parse(&c.status));
+                    written[*index] = if status != Some(CampaignStatus::Active) {
+                        StartWritten::NotCollecting(status.unwrap_or(CampaignStatus::Closed))
+                    } else if *spend == Spend::Nothing && state.is_some_and(|c| c.require_signed) {
                         StartWritten::SignatureRequired
                     } else if spend_for(conn, session, spend).await? {
                         StartWritten::Started
@@ -128,20 +135,26 @@ impl Flush for SessionStarts {
     }
 }
 
-/// The campaigns of the group's starts without a token that require signed launches now: the
-/// service decided on a copy of the campaign that may predate the setting.
-async fn signed_only(conn: &mut AsyncPgConnection, starts: &[(NewSession, Spend)]) -> Result<Vec<Uuid>, DieselError> {
-    let mut unsigned: Vec<Uuid> =
-        starts.iter().filter(|(_, spend)| *spend == Spend::Nothing).map(|(s, _)| s.campaign_id.0).collect();
-    if unsigned.is_empty() {
-        return Ok(unsigned);
-    }
-    unsigned.sort_unstable();
-    unsigned.dedup();
+#[derive(Queryable)]
+struct CampaignState {
+    id: Uuid,
+    status: String,
+    require_signed: bool,
+}
+
+/// The status and signing rule of the group's campaigns as they are now: the service decided on a
+/// copy of each campaign that may predate a pause, a close or `requireSigned`. A start written
+/// after a pause or close has committed finds the campaign so.
+async fn campaign_states(
+    conn: &mut AsyncPgConnection,
+    starts: &[(NewSession, Spend)],
+) -> Result<Vec<CampaignState>, DieselError> {
+    let mut ids: Vec<Uuid> = starts.iter().map(|(s, _)| s.campaign_id.0).collect();
+    ids.sort_unstable();
+    ids.dedup();
     campaigns::table
-        .filter(campaigns::id.eq_any(unsigned))
-        .filter(campaigns::require_signed)
-        .select(campaigns::id)
+        .filter(campaigns::id.eq_any(ids))
+        .select((campaigns::id, campaigns::status, campaigns::require_signed))
         .load(conn)
         .await
 }

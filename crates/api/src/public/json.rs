@@ -39,18 +39,50 @@ pub struct RefusalBody {
 #[serde(rename_all = "camelCase")]
 pub struct AccessBody {
     pub require_signed: bool,
-    /// `NOT_REQUIRED`, `VALID`, `MISSING` or `INVALID`.
+    /// `NOT_REQUIRED`, `VALID`, `MISSING`, `INVALID`, or `ANSWERED` (the link given started a
+    /// session that was finished: the page thanks the person).
     #[schema(example = "NOT_REQUIRED")]
     pub state: &'static str,
     /// What a start would be refused with; the page shows the open-from-the-app instruction.
     pub refusal: Option<RefusalBody>,
     /// The language the session would use.
     pub language: Option<String>,
+    pub campaign: IntroBody,
+}
+
+/// What the consent screen says before anything is created.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IntroBody {
+    /// The campaign's name.
+    pub name: String,
+    /// Who asks: the workspace's display name.
+    pub asked_by: String,
+    /// The privacy notice the partner set, if any (`https`).
+    pub privacy_notice_url: Option<String>,
+    pub question_count: u32,
+    /// About how long answering takes, at least 1.
+    pub estimated_minutes: u32,
+    /// `FORMAL` or `INFORMAL`: the register of the questions, which the page's own texts follow.
+    #[schema(example = "FORMAL")]
+    pub register: &'static str,
+    /// False when the campaign is not collecting (a draft, paused or closed).
+    pub collecting: bool,
 }
 
 impl From<Access> for AccessBody {
     fn from(access: Access) -> Self {
+        let intro = access.intro;
         Self {
+            campaign: IntroBody {
+                name: intro.campaign_name,
+                asked_by: intro.asked_by,
+                privacy_notice_url: intro.privacy_notice_url,
+                question_count: intro.question_count,
+                estimated_minutes: intro.estimated_minutes,
+                register: intro.register.as_str(),
+                collecting: intro.collecting,
+            },
             require_signed: access.require_signed,
             state: access.state.as_str(),
             refusal: access.refusal.map(|(code, description)| RefusalBody {

@@ -50,7 +50,8 @@ pub trait AppRepository: Send + Sync + 'static {
     /// # Errors
     /// `Conflict` when the device no longer holds `replaces_refresh_digest`, or a new device's
     /// vendor id was taken meanwhile (a concurrent register won); `InstallBlocked` when the device
-    /// was blocked meanwhile; `Internal`/`Unavailable` otherwise.
+    /// was blocked meanwhile; `CampaignNotCollecting` when the campaign is no longer `ACTIVE`
+    /// when the register is written (nothing of it is stored); `Internal`/`Unavailable` otherwise.
     fn save_registration(
         &self,
         registration: &DeviceRegistration,

@@ -9,7 +9,7 @@ use crate::apps::models::{
     user_hash_invalid,
 };
 use crate::apps::ports::AppRepository;
-use crate::campaigns::models::{Campaign, CampaignCopies, CampaignStatus, launch_key_seal_context};
+use crate::campaigns::models::{Campaign, CampaignCopies, CampaignStatus, launch_key_seal_context, not_collecting};
 use crate::campaigns::ports::{CampaignRepository, LaunchRepository};
 use crate::error::{Error, ErrorCode, RateLimitState, Refusal, Result};
 use crate::ids::{AppInstallId, AppUserId, CampaignId, DeviceId, WorkspaceId};
@@ -147,10 +147,7 @@ where
             .await?
             .ok_or_else(|| Error::not_found("campaign"))?;
         if !collecting(&campaign) {
-            return Err(Error::refused(
-                ErrorCode::CampaignNotCollecting,
-                "the campaign is not collecting feedback, so apps cannot register against it",
-            ));
+            return Err(not_collecting(campaign.status));
         }
         let now = self.clock.now();
         let vendor_digest = vendor.map(|v| self.vendor_digest(&app.app_id, &v));

@@ -1,10 +1,11 @@
 //! What campaigns need from the world: storage, survey generation and launch-token signing.
 use crate::campaigns::models::{
-    Brief, Campaign, CampaignOverview, GeneratedSurvey, LaunchClaims, LaunchKey, LaunchLink, NewRespondent, Survey,
-    UpsertedRespondent,
+    Brief, Campaign, CampaignOverview, CampaignStatus, GeneratedSurvey, LaunchClaims, LaunchKey, LaunchLink,
+    ListedCampaign, NewRespondent, Survey, UpsertedRespondent,
 };
 use crate::error::Result;
 use crate::ids::{BusinessId, CampaignId, LaunchKeyId, LaunchLinkId, SurveyId, WorkspaceId};
+use crate::shared::paging::PageRequest;
 use std::future::Future;
 use time::OffsetDateTime;
 
@@ -65,6 +66,31 @@ pub trait CampaignRepository: Send + Sync + 'static {
     /// `NotFound` for an unknown campaign; `Internal`/`Unavailable` otherwise.
     fn activate_campaign(&self, id: CampaignId, at: OffsetDateTime) -> impl Future<Output = Result<Campaign>> + Send;
 
+    /// A page of the workspace's campaigns in the order they were created (after `page.after`, at
+    /// most `page.limit + 1` of them), only those in `status` when given.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn list_campaigns(
+        &self,
+        workspace: WorkspaceId,
+        status: Option<CampaignStatus>,
+        page: &PageRequest,
+    ) -> impl Future<Output = Result<Vec<ListedCampaign>>> + Send;
+
+    /// Sets the campaign's status to `to` at `at` when it is one of `from` (a campaign closed gets
+    /// its `closed_at`); `false` when it is in another status by now.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn change_campaign_status(
+        &self,
+        id: CampaignId,
+        from: &[CampaignStatus],
+        to: CampaignStatus,
+        at: OffsetDateTime,
+    ) -> impl Future<Output = Result<bool>> + Send;
+
     /// Creates or updates the respondents by external reference in one transaction; a new
     /// respondent gets its invitation link, an existing one keeps its own. Attaching respondents
     /// to a draft campaign makes it closed-list.
@@ -118,7 +144,8 @@ pub trait LaunchRepository: Send + Sync + 'static {
     fn set_require_signed(&self, campaign: CampaignId, required: bool) -> impl Future<Output = Result<()>> + Send;
 
     /// # Errors
-    /// `Internal` or `Unavailable` on infrastructure failure.
+    /// `CampaignNotCollecting` when the link's campaign is not `ACTIVE` when it is written (the
+    /// caller may have read a copy from before a pause or close); `Internal`/`Unavailable` otherwise.
     fn insert_launch_link(&self, link: &LaunchLink) -> impl Future<Output = Result<()>> + Send;
 
     /// A minted link of the campaign, spent or not.

@@ -1,7 +1,7 @@
 //! Respondent sessions: consent, answers and completion.
 
 use crate::apps::models::{Attribution, Identity};
-use crate::campaigns::models::{Campaign, LanguageTag, MAX_TEXT_ANSWER_CHARS, Question, QuestionKind};
+use crate::campaigns::models::{Campaign, LanguageTag, MAX_TEXT_ANSWER_CHARS, Question, QuestionKind, Register};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{
     AppInstallId, AppUserId, CampaignId, DeviceId, EventId, LaunchKeyId, LaunchLinkId, RespondentId, SessionId,
@@ -202,6 +202,8 @@ pub enum AccessState {
     Missing,
     /// The token (or invitation) given is not valid.
     Invalid,
+    /// The link given was used for a session that was finished: the person has answered.
+    Answered,
 }
 
 impl AccessState {
@@ -211,6 +213,7 @@ impl AccessState {
             AccessState::Valid => "VALID",
             AccessState::Missing => "MISSING",
             AccessState::Invalid => "INVALID",
+            AccessState::Answered => "ANSWERED",
         }
     }
 }
@@ -223,6 +226,30 @@ pub struct Access {
     /// The refusal a start would meet, for the page to show.
     pub refusal: Option<(ErrorCode, String)>,
     pub language: LanguageTag,
+    pub intro: Intro,
+}
+
+/// What the consent screen tells a person before anything is created: who asks, about what, how
+/// long it takes, and where the privacy notice is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Intro {
+    pub campaign_name: String,
+    /// The workspace's display name.
+    pub asked_by: String,
+    pub privacy_notice_url: Option<String>,
+    pub question_count: u32,
+    pub estimated_minutes: u32,
+    pub register: Register,
+    pub collecting: bool,
+}
+
+/// What the store knows about a visit beyond the campaign.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VisitFacts {
+    /// The display name of the campaign's workspace.
+    pub asked_by: String,
+    /// Whether the spent link the visit presented started a session that was finished.
+    pub link_answered: bool,
 }
 
 /// What a visit presents.

@@ -1,7 +1,7 @@
 //! Where respondent sessions and their answers live.
 use crate::error::Result;
-use crate::ids::{CampaignId, SessionId};
-use crate::sessions::models::{Completion, NewSession, Progress, SessionRecord, Spend, StoredAnswer};
+use crate::ids::{CampaignId, LaunchLinkId, SessionId, WorkspaceId};
+use crate::sessions::models::{Completion, NewSession, Progress, SessionRecord, Spend, StoredAnswer, VisitFacts};
 use std::future::Future;
 
 /// Respondent sessions and their answers.
@@ -14,7 +14,8 @@ pub trait SessionStore: Send + Sync + 'static {
     /// expired by `started_at`, or the `jti` was spent already; `LaunchSignatureRequired` for a
     /// start without a token (`Spend::Nothing`) in a campaign that requires signed launches by the
     /// time it is written (the caller may have decided on a copy of the campaign that predates
-    /// the setting);
+    /// the setting); `CampaignNotCollecting` when the campaign is not `ACTIVE` by the time it is
+    /// written (paused or closed since the caller's copy was read);
     /// `Internal`/`Unavailable` otherwise.
     fn start_session(&self, session: &NewSession, spend: &Spend) -> impl Future<Output = Result<()>> + Send;
 
@@ -54,4 +55,16 @@ pub trait SessionStore: Send + Sync + 'static {
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
     fn complete_session(&self, completion: &Completion) -> impl Future<Output = Result<Progress>> + Send;
+
+    /// The workspace's display name, and whether `spent_link` (when given) started a session of
+    /// the campaign that is completed.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown workspace; `Internal`/`Unavailable` otherwise.
+    fn visit_facts(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        spent_link: Option<LaunchLinkId>,
+    ) -> impl Future<Output = Result<VisitFacts>> + Send;
 }

@@ -9,7 +9,7 @@ use crate::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenC
 use crate::error::{Error, ErrorCode, RateLimitState, Refusal, Result};
 use crate::ids::{LaunchKeyId, LaunchLinkId, SessionId};
 use crate::sessions::models::{
-    Access, AccessState, AnswerInput, AnswerValue, Completion, MAX_CLIENT_LABEL_CHARS, MAX_CLIENT_LABELS,
+    Access, AccessState, AnswerInput, AnswerValue, Completion, Intro, MAX_CLIENT_LABEL_CHARS, MAX_CLIENT_LABELS,
     MAX_DEVICE_TOKEN_CHARS, MAX_INSTALL_ID_CHARS, MAX_LAUNCH_TOKEN_CHARS, NewSession, NotStarted, Progress,
     SESSION_TOKEN_LEN, SessionFacts, SessionRecord, SessionStatus, Spend, StartInput, StartOutcome, StartedSession,
     StoredAnswer, Visit, answer_seal_context, parse_answers, word_count,
@@ -90,7 +90,45 @@ where
             _ => None,
         };
         let language = survey.resolve_language(visit.language.as_deref().or(token_language.as_deref())).clone();
-        Ok(Access { require_signed: campaign.require_signed, state, refusal, language })
+        let spent_link = match &verified {
+            Some(Err(_)) => self.spent_link(&campaign, visit).await?,
+            _ => None,
+        };
+        let facts = self.repo.visit_facts(campaign.workspace_id, campaign.id, spent_link).await?;
+        let (state, refusal) = if facts.link_answered { (AccessState::Answered, None) } else { (state, refusal) };
+        let intro = Intro {
+            asked_by: facts.asked_by,
+            privacy_notice_url: campaign.privacy_notice_url.clone(),
+            question_count: u32::try_from(survey.questions.len()).unwrap_or(u32::MAX),
+            estimated_minutes: survey.estimated_minutes(),
+            register: survey.register,
+            collecting: campaign.status == CampaignStatus::Active,
+            campaign_name: campaign.name,
+        };
+        Ok(Access { require_signed: campaign.require_signed, state, refusal, language, intro })
+    }
+
+    /// The link a visit presented when it is genuine and spent (a minted `lt` link whatever its
+    /// age, or an invitation), so the access check can tell a finished link from a bad one.
+    async fn spent_link(&self, campaign: &Campaign, visit: &Visit) -> Result<Option<LaunchLinkId>> {
+        let link = if let Some(token) = visit.launch_token.as_deref() {
+            let claims = (token.len() <= MAX_LAUNCH_TOKEN_CHARS
+                && self.tokens.key_id(token).as_deref() == Some(SERVER_KID))
+            .then(|| self.tokens.verify_link(token))
+            .flatten()
+            .filter(|c| c.campaign == campaign.id.to_string());
+            match claims.and_then(|c| c.jti.parse::<LaunchLinkId>().ok()) {
+                Some(id) => self.repo.find_launch_link(campaign.id, id).await?,
+                None => None,
+            }
+        } else if let Some(nonce) = visit.invitation.as_deref().filter(|n| !n.is_empty() && n.len() <= MAX_NONCE_CHARS)
+        {
+            let digest = self.crypto.keyed_digest(DigestPurpose::LinkNonce, nonce.as_bytes());
+            self.repo.find_link_by_nonce(campaign.id, &digest).await?
+        } else {
+            None
+        };
+        Ok(link.filter(|l| l.spent_at.is_some()).map(|l| l.id))
     }
 
     /// Starts a session: checks the launch, then spends it and creates the session in one step.
@@ -207,7 +245,13 @@ where
         session.context = context;
         session.language =
             survey.resolve_language(input.visit.language.as_deref().or(token_language.as_deref())).clone();
-        self.repo.start_session(&session, &spend).await?;
+        match self.repo.start_session(&session, &spend).await {
+            // Paused or closed after the copy of the campaign was read.
+            Err(e) if e.code() == ErrorCode::CampaignNotCollecting => {
+                return Ok(StartOutcome::NotStarted(NotStarted::CampaignNotOpen));
+            }
+            other => other?,
+        }
         Ok(StartOutcome::Started(StartedSession {
             id: session.id,
             token: SecretString::from(token),

@@ -5,6 +5,7 @@ use pulse_domain::apps::models::{
     DeviceRecord, DeviceRegistration, DeviceStatus, DeviceView, HeartbeatRate, InstallBeat, InstallView,
 };
 use pulse_domain::apps::ports::AppRepository;
+use pulse_domain::campaigns::models::{CampaignStatus, not_collecting};
 use pulse_domain::error::{Error, ErrorCode, Result};
 use pulse_domain::ids::{AppInstallId, AppUserId, CampaignId, DeviceId, WorkspaceId};
 use pulse_domain::shared::paging::PageRequest;
@@ -75,6 +76,9 @@ impl AppRepository for MemoryStore {
     async fn save_registration(&self, r: &DeviceRegistration) -> Result<AppInstallId> {
         let mut guard = self.state();
         let state = &mut *guard;
+        if let Some(campaign) = state.campaigns.get(&r.campaign_id).filter(|c| c.status != CampaignStatus::Active) {
+            return Err(not_collecting(campaign.status));
+        }
         let existing = state.devices.iter().position(|d| d.id == r.device_id);
         match (&r.replaces_refresh_digest, existing) {
             (Some(expected), Some(at)) => {

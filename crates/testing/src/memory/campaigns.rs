@@ -2,11 +2,12 @@
 use super::*;
 use pulse_domain::campaigns::models::{
     AudienceMode, Campaign, CampaignOverview, CampaignStatus, LAUNCH_KEY_SLOTS, LaunchContext, LaunchKey, LaunchLink,
-    NewRespondent, RowOutcome, Survey, UpsertedRespondent,
+    ListedCampaign, NewRespondent, RowOutcome, Survey, UpsertedRespondent, not_collecting,
 };
 use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository};
 use pulse_domain::error::{Error, ErrorCode, Result};
 use pulse_domain::ids::{BusinessId, CampaignId, LaunchKeyId, LaunchLinkId, SurveyId, WorkspaceId};
+use pulse_domain::shared::paging::PageRequest;
 use time::OffsetDateTime;
 
 impl CampaignRepository for MemoryStore {
@@ -41,6 +42,9 @@ impl CampaignRepository for MemoryStore {
             state.surveys.insert(survey.id, survey.clone());
         }
         state.campaigns.insert(campaign.id, campaign.clone());
+        state.last_position += 1;
+        let position = state.last_position;
+        state.campaign_positions.insert(campaign.id, position);
         Ok(())
     }
 
@@ -85,6 +89,46 @@ impl CampaignRepository for MemoryStore {
             campaign.launched_at = Some(at);
         }
         Ok(campaign.clone())
+    }
+
+    async fn list_campaigns(
+        &self,
+        workspace: WorkspaceId,
+        status: Option<CampaignStatus>,
+        page: &PageRequest,
+    ) -> Result<Vec<ListedCampaign>> {
+        let state = self.state();
+        let after = page.after.map_or(0, |k| k.position);
+        let mut listed: Vec<ListedCampaign> = state
+            .campaigns
+            .values()
+            .filter(|c| c.workspace_id == workspace && status.is_none_or(|s| c.status == s))
+            .filter_map(|c| {
+                let position = *state.campaign_positions.get(&c.id)?;
+                (position > after).then(|| ListedCampaign { campaign: c.clone(), position })
+            })
+            .collect();
+        listed.sort_by_key(|c| c.position);
+        listed.truncate(usize::try_from(page.limit).unwrap_or(usize::MAX) + 1);
+        Ok(listed)
+    }
+
+    async fn change_campaign_status(
+        &self,
+        id: CampaignId,
+        from: &[CampaignStatus],
+        to: CampaignStatus,
+        at: OffsetDateTime,
+    ) -> Result<bool> {
+        let mut state = self.state();
+        let Some(campaign) = state.campaigns.get_mut(&id).filter(|c| from.contains(&c.status)) else {
+            return Ok(false);
+        };
+        campaign.status = to;
+        if to == CampaignStatus::Closed {
+            campaign.closed_at = Some(at);
+        }
+        Ok(true)
     }
 
     async fn upsert_respondents(
@@ -233,6 +277,9 @@ impl LaunchRepository for MemoryStore {
         }
         if state.launch_links.contains_key(&link.id) {
             return Err(Error::internal(format!("launch link {} exists already", link.id)));
+        }
+        if let Some(campaign) = state.campaigns.get(&link.campaign_id).filter(|c| c.status != CampaignStatus::Active) {
+            return Err(not_collecting(campaign.status));
         }
         state.launch_links.insert(link.id, link.clone());
         Ok(())

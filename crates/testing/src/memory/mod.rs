@@ -53,6 +53,8 @@ struct State {
     quota_windows: HashMap<(String, QuotaFamily, OffsetDateTime), u32>,
     surveys: HashMap<SurveyId, Survey>,
     campaigns: HashMap<CampaignId, Campaign>,
+    /// Each campaign's place in the campaign list.
+    campaign_positions: HashMap<CampaignId, i64>,
     respondents: Vec<RespondentRow>,
     launch_keys: Vec<LaunchKey>,
     launch_links: HashMap<LaunchLinkId, LaunchLink>,
@@ -62,7 +64,7 @@ struct State {
     devices: Vec<DeviceRow>,
     installs: Vec<InstallRow>,
     app_users: HashMap<AppUserId, AppUserRow>,
-    /// The last list position handed to a device, an install or a delivery.
+    /// The last list position handed to a campaign, a device, an install or a delivery.
     last_position: i64,
     webhooks: Vec<WebhookRow>,
     events: HashMap<EventId, NewEvent>,

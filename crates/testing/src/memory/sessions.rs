@@ -1,10 +1,10 @@
 //! Respondent sessions in memory.
 use super::*;
-use pulse_domain::campaigns::models::{signature_required, token_invalid};
+use pulse_domain::campaigns::models::{CampaignStatus, not_collecting, signature_required, token_invalid};
 use pulse_domain::error::{Error, Result};
-use pulse_domain::ids::{CampaignId, SessionId};
+use pulse_domain::ids::{CampaignId, LaunchLinkId, SessionId, WorkspaceId};
 use pulse_domain::sessions::models::{
-    Completion, NewSession, Progress, SessionRecord, SessionStatus, Spend, StoredAnswer, already_completed,
+    Completion, NewSession, Progress, SessionRecord, SessionStatus, Spend, StoredAnswer, VisitFacts, already_completed,
 };
 use pulse_domain::sessions::ports::SessionStore;
 
@@ -16,6 +16,9 @@ impl SessionStore for MemoryStore {
         let Some(stored) = state.campaigns.get(&campaign) else {
             return Err(Error::internal(format!("campaign {campaign} does not exist")));
         };
+        if stored.status != CampaignStatus::Active {
+            return Err(not_collecting(stored.status));
+        }
         if *spend == Spend::Nothing && stored.require_signed {
             return Err(signature_required());
         }
@@ -60,6 +63,29 @@ impl SessionStore for MemoryStore {
         };
         state.sessions.insert(session.id, row);
         Ok(())
+    }
+
+    async fn visit_facts(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        spent_link: Option<LaunchLinkId>,
+    ) -> Result<VisitFacts> {
+        let state = self.state();
+        let asked_by = state
+            .workspaces
+            .iter()
+            .find(|w| w.id == workspace)
+            .map(|w| w.details.name.clone())
+            .ok_or_else(|| Error::not_found("workspace"))?;
+        let link_answered = spent_link.is_some_and(|link| {
+            state.sessions.values().any(|s| {
+                s.session.campaign_id == campaign
+                    && s.session.launch_link_id == Some(link)
+                    && s.status == SessionStatus::Completed
+            })
+        });
+        Ok(VisitFacts { asked_by, link_answered })
     }
 
     async fn completed_sessions(&self, campaign: CampaignId) -> Result<u64> {

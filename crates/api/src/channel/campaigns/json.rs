@@ -5,15 +5,16 @@ use std::collections::BTreeMap;
 
 use pulse_domain::Error;
 use pulse_domain::campaigns::models::{
-    AudienceRowInput, BriefInput, CampaignOverview, Delivery, DeliveryChannel, DeliveryInput, LaunchInput, Order,
-    OrderInput, ProvisionInput, Quality, QualityInput, QuestionKind,
+    AudienceRowInput, BriefInput, CampaignOverview, Delivery, DeliveryChannel, DeliveryInput, LaunchInput,
+    ListedCampaign, Order, OrderInput, ProvisionInput, Quality, QualityInput, QuestionKind,
 };
 use pulse_domain::campaigns::service::{AttachedRespondent, MintedLink};
 use pulse_domain::ids::{CampaignId, SurveyId};
 use pulse_domain::outreach::models::OutreachCounts;
+use pulse_domain::shared::paging::Page;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 /// A body as the JSON value an idempotent reply stores.
@@ -236,6 +237,11 @@ pub struct ProvisionRequest {
     pub delivery: Option<DeliveryRequest>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<OrderRequest>,
+    /// The privacy notice the respondent page links on its consent screen: an absolute `https`
+    /// URL without credentials.
+    #[schema(max_length = 2048, pattern = r"^https://[A-Za-z0-9.-]+(:[0-9]{1,4})?(/[!-~]*)?$")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub privacy_notice_url: Option<String>,
 }
 
 impl From<ProvisionRequest> for ProvisionInput {
@@ -247,6 +253,7 @@ impl From<ProvisionRequest> for ProvisionInput {
             quality: r.quality.map(QualityInput::from),
             delivery: r.delivery.map(DeliveryInput::from),
             order: r.order.map(OrderInput::from),
+            privacy_notice_url: r.privacy_notice_url,
         }
     }
 }
@@ -358,7 +365,8 @@ pub struct CampaignBody {
     /// The public code in `{survey_url}/p/<code>`.
     pub code: String,
     pub name: String,
-    /// `DRAFT` until launched, then `ACTIVE` (collecting).
+    /// `DRAFT` until launched, then `ACTIVE` (collecting); `PAUSED` while paused; `CLOSED` once
+    /// closed, for good.
     #[schema(example = "DRAFT")]
     pub status: &'static str,
     /// `OPEN` (anyone with the public link) or `CLOSED` (respondents attached before launch).
@@ -379,6 +387,10 @@ pub struct CampaignBody {
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339::option")]
     pub launched_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub closed_at: Option<OffsetDateTime>,
+    /// The privacy notice the respondent page links, if one was set.
+    pub privacy_notice_url: Option<String>,
 }
 
 impl CampaignBody {
@@ -457,7 +469,88 @@ impl CampaignBody {
             },
             created_at: c.created_at,
             launched_at: c.launched_at,
+            closed_at: c.closed_at,
+            privacy_notice_url: c.privacy_notice_url,
         }
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct CampaignListQuery {
+    /// Only campaigns in this status.
+    #[param(inline, value_type = Option<CampaignStatusName>)]
+    pub status: Option<String>,
+    /// 1 to 200; default 50.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 200)]
+    pub limit: Option<String>,
+    /// `nextCursor` of the previous page of the same list (the same `status`).
+    pub cursor: Option<String>,
+}
+
+/// A campaign's status.
+#[derive(ToSchema)]
+#[schema(rename_all = "UPPERCASE")]
+pub enum CampaignStatusName {
+    Draft,
+    Active,
+    Paused,
+    Closed,
+}
+
+/// A campaign in the list: what it is and where it stands, without its survey or counts (read
+/// `GET /campaigns/{id}` for those).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CampaignSummaryBody {
+    pub id: Uuid,
+    pub code: String,
+    pub name: String,
+    /// `DRAFT`, `ACTIVE`, `PAUSED` or `CLOSED`.
+    #[schema(example = "ACTIVE")]
+    pub status: &'static str,
+    /// `OPEN` or `CLOSED`.
+    #[schema(example = "OPEN")]
+    pub audience: &'static str,
+    pub survey_id: Uuid,
+    pub require_signed: bool,
+    pub public_url: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub launched_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub closed_at: Option<OffsetDateTime>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CampaignPage {
+    pub items: Vec<CampaignSummaryBody>,
+    /// Pass back as `cursor` until it is null.
+    pub next_cursor: Option<String>,
+}
+
+impl CampaignPage {
+    pub(super) fn new(page: Page<ListedCampaign>, survey_url: &str) -> Self {
+        let items = page
+            .items
+            .into_iter()
+            .map(|ListedCampaign { campaign: c, .. }| CampaignSummaryBody {
+                id: c.id.0,
+                public_url: format!("{survey_url}/p/{}", c.code),
+                code: c.code,
+                name: c.name,
+                status: c.status.as_str(),
+                audience: c.audience.as_str(),
+                survey_id: c.survey_id.0,
+                require_signed: c.require_signed,
+                created_at: c.created_at,
+                launched_at: c.launched_at,
+                closed_at: c.closed_at,
+            })
+            .collect();
+        Self { items, next_cursor: page.next_cursor }
     }
 }
 

@@ -25,7 +25,7 @@ use crate::state::{AppState, Platform};
         (status = 401, description = "UNAUTHENTICATED", body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSION (channel:provision) or NO_ORG", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
-        (status = 409, description = "CONFLICT: Idempotency-Key in flight", body = ErrorBody),
+        (status = 409, description = "CONFLICT: the campaign is PAUSED (resume it) or CLOSED (closing is final), or an Idempotency-Key in flight", body = ErrorBody),
         (status = 429, description = "RATE_LIMITED: hourly `provision` quota", body = ErrorBody),
     )
 )]

@@ -25,7 +25,7 @@ use crate::state::{AppState, Platform};
         (status = 401, description = "UNAUTHENTICATED", body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSION (sessions:launch) or NO_ORG", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: unknown campaign or another workspace's", body = ErrorBody),
-        (status = 409, description = "CAMPAIGN_NOT_COLLECTING: the campaign is not ACTIVE", body = ErrorBody),
+        (status = 409, description = "CAMPAIGN_NOT_COLLECTING: the campaign is DRAFT, PAUSED or CLOSED, not ACTIVE", body = ErrorBody),
         (status = 429, description = "RATE_LIMITED: hourly `launch` quota", body = ErrorBody),
     )
 )]

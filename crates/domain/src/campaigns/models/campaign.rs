@@ -1,7 +1,7 @@
 //! Campaigns: provisioning from a brief or an existing survey, readiness, and launch.
 
 use crate::campaigns::models::{Brief, LanguageTag, Survey};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{CampaignId, SurveyId, WorkspaceId};
 use crate::tenancy::models::WorkspaceStatus;
 use time::OffsetDateTime;
@@ -13,24 +13,76 @@ pub const DEFAULT_ANONYMITY_FLOOR: u32 = 5;
 pub const MAX_NAME_CHARS: usize = 120;
 
 /// Where a campaign is in its life. Only `Active` collects responses.
+///
+/// `Draft` -> `Active` (launch); `Active` <-> `Paused` (pause, resume); `Draft`, `Active` or
+/// `Paused` -> `Closed` (close, final).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CampaignStatus {
     /// Provisioned, not launched yet.
     Draft,
     /// Launched: collecting responses.
     Active,
+    /// Launched, not collecting for now: no new links, starts or app registers.
+    Paused,
+    /// Done for good: collects nothing again; its results stay readable.
+    Closed,
 }
 
 impl CampaignStatus {
+    pub const ALL: [CampaignStatus; 4] =
+        [CampaignStatus::Draft, CampaignStatus::Active, CampaignStatus::Paused, CampaignStatus::Closed];
+
     pub const fn as_str(self) -> &'static str {
         match self {
             CampaignStatus::Draft => "DRAFT",
             CampaignStatus::Active => "ACTIVE",
+            CampaignStatus::Paused => "PAUSED",
+            CampaignStatus::Closed => "CLOSED",
         }
     }
 
     pub fn parse(text: &str) -> Option<Self> {
-        [CampaignStatus::Draft, CampaignStatus::Active].into_iter().find(|s| s.as_str() == text)
+        Self::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+}
+
+/// The refusal of a link, start or app register for a campaign in `status` (not `ACTIVE`), saying
+/// what would make it collect.
+pub fn not_collecting(status: CampaignStatus) -> Error {
+    let what = match status {
+        CampaignStatus::Draft => "DRAFT: launch it first",
+        CampaignStatus::Paused => "PAUSED: resume it first",
+        CampaignStatus::Active | CampaignStatus::Closed => "CLOSED: a closed campaign collects nothing again",
+    };
+    Error::refused(ErrorCode::CampaignNotCollecting, format!("the campaign is {what}"))
+}
+
+/// A change of status a partner asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transition {
+    Pause,
+    Resume,
+    Close,
+}
+
+impl Transition {
+    /// The status a campaign in `from` moves to, or `None` when the change does not apply there.
+    /// Asking for the status a campaign is already in is not a change and answers it as it is.
+    pub const fn target(self, from: CampaignStatus) -> Option<CampaignStatus> {
+        match (self, from) {
+            (Transition::Pause, CampaignStatus::Active | CampaignStatus::Paused) => Some(CampaignStatus::Paused),
+            (Transition::Resume, CampaignStatus::Paused | CampaignStatus::Active) => Some(CampaignStatus::Active),
+            (Transition::Close, _) => Some(CampaignStatus::Closed),
+            _ => None,
+        }
+    }
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Transition::Pause => "pause",
+            Transition::Resume => "resume",
+            Transition::Close => "close",
+        }
     }
 }
 
@@ -158,6 +210,7 @@ pub struct ProvisionInput {
     pub quality: Option<QualityInput>,
     pub delivery: Option<DeliveryInput>,
     pub order: Option<OrderInput>,
+    pub privacy_notice_url: Option<String>,
 }
 
 /// Where the survey comes from.
@@ -175,7 +228,11 @@ pub struct Provision {
     pub quality: Quality,
     pub delivery: Delivery,
     pub order: Order,
+    pub privacy_notice_url: Option<String>,
 }
+
+/// The longest privacy notice address a campaign keeps.
+pub const MAX_PRIVACY_NOTICE_URL_CHARS: usize = 2048;
 
 fn ranged(field: &str, value: Option<i64>, min: i64, max: i64) -> Result<Option<i64>> {
     match value {
@@ -275,7 +332,28 @@ impl Provision {
                 wide,
             )?),
         };
-        Ok(Self { source, name, quality, delivery, order })
+        let privacy_notice_url = input.privacy_notice_url.map(|u| privacy_notice_url(&u)).transpose()?;
+        Ok(Self { source, name, quality, delivery, order, privacy_notice_url })
+    }
+}
+
+/// The respondent page links it as is, so only an absolute `https` address with a host and no
+/// credentials is kept.
+fn privacy_notice_url(text: &str) -> Result<String> {
+    const RULE: &str = "must be an https URL of at most 2048 characters, without credentials";
+    if text.chars().count() > MAX_PRIVACY_NOTICE_URL_CHARS || text.chars().any(char::is_control) {
+        return Err(Error::validation("privacyNoticeUrl", RULE));
+    }
+    match url::Url::parse(text) {
+        Ok(url)
+            if url.scheme() == "https"
+                && url.host().is_some()
+                && url.username().is_empty()
+                && url.password().is_none() =>
+        {
+            Ok(url.to_string())
+        }
+        _ => Err(Error::validation("privacyNoticeUrl", RULE)),
     }
 }
 
@@ -332,8 +410,19 @@ pub struct Campaign {
     pub delivery: Delivery,
     pub order: Order,
     pub anonymity_floor: u32,
+    /// An `https` address the respondent page links as the privacy notice.
+    pub privacy_notice_url: Option<String>,
     pub created_at: OffsetDateTime,
     pub launched_at: Option<OffsetDateTime>,
+    pub closed_at: Option<OffsetDateTime>,
+}
+
+/// A campaign in a list, with its place in the list's order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListedCampaign {
+    pub campaign: Campaign,
+    /// Grows with every campaign created; orders the list.
+    pub position: i64,
 }
 
 /// How many respondents and sessions a campaign has.
@@ -425,8 +514,10 @@ impl CampaignOverview {
     /// The blockers of a draft; none for a live campaign, whose blockers no longer matter.
     pub fn readiness(&self, sendable: &[DeliveryChannel]) -> Readiness {
         match self.campaign.status {
-            CampaignStatus::Active => Readiness { blockers: Vec::new() },
             CampaignStatus::Draft => Readiness { blockers: self.blockers(sendable) },
+            CampaignStatus::Active | CampaignStatus::Paused | CampaignStatus::Closed => {
+                Readiness { blockers: Vec::new() }
+            }
         }
     }
 }

@@ -129,6 +129,22 @@ impl Survey {
         &self.languages[0]
     }
 
+    /// About how many minutes answering takes (at least one): a rating is quick, a written answer
+    /// takes a while.
+    pub fn estimated_minutes(&self) -> u32 {
+        const RATING_SECS: u32 = 10;
+        const TEXT_SECS: u32 = 45;
+        let secs: u32 = self
+            .questions
+            .iter()
+            .map(|q| match q.kind {
+                QuestionKind::Rating { .. } => RATING_SECS,
+                QuestionKind::Text => TEXT_SECS,
+            })
+            .sum();
+        secs.div_ceil(60).max(1)
+    }
+
     /// The offered language that best matches `wanted` (exact tag, then primary subtag), else the default.
     pub fn resolve_language(&self, wanted: Option<&str>) -> &LanguageTag {
         let Some(wanted) = wanted.and_then(|w| LanguageTag::parse("language", w).ok()) else {

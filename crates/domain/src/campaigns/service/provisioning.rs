@@ -3,8 +3,8 @@
 use crate::campaigns::models::{
     AudienceMode, AudienceRowInput, Campaign, CampaignCopies, CampaignOverview, CampaignStatus,
     DEFAULT_ANONYMITY_FLOOR, DeliveryChannel, LINK_LIFETIME, LaunchClaims, LaunchInput, LaunchLink, LaunchRequest,
-    NONCE_LEN, NewRespondent, Provision, ProvisionInput, Question, RowOutcome, Survey, SurveySource, parse_rows,
-    seal_context,
+    NONCE_LEN, NewRespondent, Provision, ProvisionInput, Question, RowOutcome, Survey, SurveySource, not_collecting,
+    parse_rows, seal_context,
 };
 use crate::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenCodec, SurveyGenerator};
 use crate::error::{Error, ErrorCode, Result};
@@ -44,10 +44,10 @@ pub struct MintedLink {
 }
 
 pub struct Campaigns<R, G, C, K, T> {
-    repo: R,
+    pub(super) repo: R,
     generator: G,
-    crypto: C,
-    clock: K,
+    pub(super) crypto: C,
+    pub(super) clock: K,
     tokens: T,
     survey_url: String,
     message_channels: Vec<DeliveryChannel>,
@@ -158,8 +158,10 @@ where
                 delivery: provision.delivery.clone(),
                 order: provision.order.clone(),
                 anonymity_floor: DEFAULT_ANONYMITY_FLOOR,
+                privacy_notice_url: provision.privacy_notice_url.clone(),
                 created_at: now,
                 launched_at: None,
+                closed_at: None,
             };
             match self.repo.create_campaign(is_new.then_some(&survey), &campaign).await {
                 Ok(()) => {
@@ -262,8 +264,21 @@ where
         principal.require_scope(Scope::PROVISION)?;
         let workspace = principal.resolve_workspace(workspace_header)?;
         let overview = self.repo.campaign_overview(workspace, id).await?.ok_or_else(|| Error::not_found("campaign"))?;
-        if overview.campaign.status == CampaignStatus::Active {
-            return Ok(overview);
+        match overview.campaign.status {
+            CampaignStatus::Draft => {}
+            CampaignStatus::Active => return Ok(overview),
+            CampaignStatus::Paused => {
+                return Err(Error::refused(
+                    ErrorCode::Conflict,
+                    "the campaign is PAUSED: it was launched already; resume it with POST /campaigns/{id}/resume",
+                ));
+            }
+            CampaignStatus::Closed => {
+                return Err(Error::refused(
+                    ErrorCode::Conflict,
+                    "the campaign is CLOSED: a closed campaign cannot launch again",
+                ));
+            }
         }
         let blockers = overview.blockers(&self.message_channels);
         if !blockers.is_empty() {
@@ -302,10 +317,7 @@ where
             .await?
             .ok_or_else(|| Error::not_found("campaign"))?;
         if !collecting(&campaign) {
-            return Err(Error::refused(
-                ErrorCode::CampaignNotCollecting,
-                format!("the campaign is {}, not ACTIVE; launch it first", campaign.status.as_str()),
-            ));
+            return Err(not_collecting(campaign.status));
         }
         let language = survey.resolve_language(request.language.as_deref()).clone();
         let now = self.clock.now();

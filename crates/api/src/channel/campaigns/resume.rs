@@ -1,0 +1,34 @@
+//! `POST /campaigns/{id}/resume`.
+
+use actix_web::web::{Data, Path};
+use actix_web::{HttpRequest, HttpResponse};
+use pulse_domain::campaigns::models::Transition;
+
+use super::change_status;
+use super::json::CampaignBody;
+use crate::error::{ApiError, ErrorBody};
+use crate::state::{AppState, Platform};
+
+/// Resume a paused campaign: it collects again (`ACTIVE`); links minted before the pause work
+/// again until they expire. Resuming an active campaign answers it as it is.
+#[utoipa::path(
+    post, path = "/api/v1/channel/campaigns/{id}/resume", operation_id = "resumeCampaign", tag = "campaigns",
+    security(("apiKey" = []), ("bearer" = [])),
+    params(("id" = Uuid, Path), ("X-SVC-Workspace" = Option<Uuid>, Header), ("Idempotency-Key" = Option<String>, Header)),
+    responses(
+        (status = 200, description = "The campaign, now ACTIVE", body = CampaignBody),
+        (status = 400, description = "WORKSPACE_REQUIRED", body = ErrorBody),
+        (status = 401, description = "UNAUTHENTICATED", body = ErrorBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSION (channel:provision) or NO_ORG", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND: unknown campaign or another workspace's", body = ErrorBody),
+        (status = 409, description = "CONFLICT: a DRAFT campaign (launch it) or a CLOSED one (closing is final); a concurrent change of its status; or an Idempotency-Key in flight", body = ErrorBody),
+        (status = 429, description = "RATE_LIMITED: hourly `provision` quota", body = ErrorBody),
+    )
+)]
+pub async fn resume_campaign<P: Platform>(
+    state: Data<AppState<P>>,
+    req: HttpRequest,
+    id: Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    change_status(&state, &req, &id, Transition::Resume).await
+}

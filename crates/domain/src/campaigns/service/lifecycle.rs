@@ -1,0 +1,93 @@
+//! The partner's campaign list, and pausing, resuming and closing a campaign.
+
+use crate::campaigns::models::{CampaignStatus, ListedCampaign, Transition};
+use crate::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenCodec, SurveyGenerator};
+use crate::campaigns::service::{CampaignView, Campaigns};
+use crate::error::{Error, ErrorCode, Result};
+use crate::ids::CampaignId;
+use crate::outreach::ports::OutreachRepository;
+use crate::shared::clock::Clock;
+use crate::shared::crypto::Crypto;
+use crate::shared::paging::{Cursors, Page, PageKey};
+use crate::tenancy::models::{Principal, Scope};
+
+impl<R, G, C, K, T> Campaigns<R, G, C, K, T>
+where
+    R: CampaignRepository + LaunchRepository + OutreachRepository,
+    G: SurveyGenerator,
+    C: Crypto,
+    K: Clock,
+    T: LaunchTokenCodec,
+{
+    /// A page of the workspace's campaigns, oldest first, of one status when `status` is given;
+    /// campaigns created while a partner pages land on later pages.
+    ///
+    /// # Errors
+    /// `InsufficientPermission` without `channel:provision` or `channel:results`; workspace
+    /// resolution errors; `ValidationFailed` naming `status`, `limit` or `cursor`; port errors.
+    pub async fn list(
+        &self,
+        principal: &Principal,
+        workspace_header: Option<&str>,
+        status: Option<&str>,
+        limit: Option<&str>,
+        cursor: Option<&str>,
+    ) -> Result<Page<ListedCampaign>> {
+        principal.require_any_scope(&[Scope::PROVISION, Scope::RESULTS])?;
+        let workspace = principal.resolve_workspace(workspace_header)?;
+        let status = status
+            .map(|s| {
+                CampaignStatus::parse(s).ok_or_else(|| {
+                    let known: Vec<&str> = CampaignStatus::ALL.iter().map(|s| s.as_str()).collect();
+                    Error::validation("status", format!("must be one of {}", known.join(", ")))
+                })
+            })
+            .transpose()?;
+        // A cursor of one status's list is refused by the others: positions skip differently.
+        let cursors =
+            Cursors::new(&self.crypto, format!("campaigns/{workspace}/{}", status.map_or("", CampaignStatus::as_str)));
+        let request = cursors.request(limit, cursor)?;
+        let rows = self.repo.list_campaigns(workspace, status, &request).await?;
+        Ok(cursors.page(&request, rows, |c| PageKey { position: c.position }))
+    }
+
+    /// Pauses, resumes or closes the campaign. Asking for the status it is in already changes
+    /// nothing and answers it as it is.
+    ///
+    /// # Errors
+    /// `InsufficientPermission` without `channel:provision`; workspace resolution errors;
+    /// `NotFound`; `Conflict` when the campaign's status does not allow the change (a draft is
+    /// launched, not resumed; closing is final); port errors.
+    pub async fn change_status(
+        &self,
+        principal: &Principal,
+        workspace_header: Option<&str>,
+        id: CampaignId,
+        transition: Transition,
+    ) -> Result<CampaignView> {
+        principal.require_scope(Scope::PROVISION)?;
+        // A concurrent change can move the campaign between the read and the update: read again
+        // once, and judge the change against what it is then.
+        for _ in 0..2 {
+            let view = self.get(principal, workspace_header, id).await?;
+            let from = view.overview.campaign.status;
+            let to = transition.target(from).ok_or_else(|| refused(transition, from))?;
+            if to == from {
+                return Ok(view);
+            }
+            if self.repo.change_campaign_status(id, &[from], to, self.clock.now()).await? {
+                return self.get(principal, workspace_header, id).await;
+            }
+        }
+        Err(Error::refused(ErrorCode::Conflict, "the campaign changed status meanwhile; read it and try again"))
+    }
+}
+
+fn refused(transition: Transition, from: CampaignStatus) -> Error {
+    let why = match from {
+        CampaignStatus::Draft => "launch it first",
+        CampaignStatus::Closed => "closing is final",
+        CampaignStatus::Active | CampaignStatus::Paused => "the change does not apply",
+    };
+    Error::refused(ErrorCode::Conflict, format!("a {} campaign cannot {}: {why}", from.as_str(), transition.as_str()))
+}
