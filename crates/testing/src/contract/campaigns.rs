@@ -1,10 +1,15 @@
-//! `CampaignRepository`: public codes are unique, every read stays in its workspace or business, and
-//! the overview's counts follow every write of the audience and its sessions.
+//! `CampaignRepository`: public codes are unique, every read stays in its workspace or business, the
+//! overview's counts follow every write of the audience and its sessions, and a campaign that is not
+//! collecting takes no link, start or register however old the copy a service decided on.
 
 use pulse_domain::ErrorCode;
-use pulse_domain::campaigns::models::{AudienceRowInput, Campaign, CampaignCounts, CampaignOverview, LaunchInput};
+use pulse_domain::apps::models::RegisterInput;
+use pulse_domain::campaigns::models::{
+    AudienceRowInput, Campaign, CampaignCounts, CampaignOverview, CampaignStatus, LaunchInput, ListedCampaign,
+    ProvisionInput, Transition,
+};
 use pulse_domain::ids::CampaignId;
-use pulse_domain::sessions::models::{AnswerInput, StartInput, StartOutcome, Visit};
+use pulse_domain::sessions::models::{AnswerInput, NotStarted, StartInput, StartOutcome, Visit};
 use pulse_domain::shared::clock::Clock;
 use secrecy::ExposeSecret;
 use serde_json::json;
@@ -96,4 +101,118 @@ pub async fn the_overview_counts_the_audience_and_its_sessions_as_they_are_writt
     );
     let other = w.open_campaign(&partner).await;
     assert_eq!(counts_of(&w, &partner, &other).await, CampaignCounts::default(), "another campaign's counts");
+}
+
+/// The services read campaigns from copies up to a second old; the clock stands still here, so
+/// every copy predates the change, and only the store's own check at write time can refuse.
+pub async fn a_paused_or_closed_campaign_takes_no_link_start_or_register_even_from_an_old_copy<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let overview = w.open_campaign(&partner).await;
+    let campaign = &overview.campaign;
+    let unsigned = || StartInput { consent_given: Some(true), ..StartInput::default() };
+    let register = || RegisterInput {
+        campaign_code: campaign.code.clone(),
+        app_id: "com.acme.shop".into(),
+        platform: "android".into(),
+        app_version: "1.0".into(),
+        ..RegisterInput::default()
+    };
+    // Warm every copy while the campaign collects.
+    assert!(matches!(w.respondents.start(&campaign.code, unsigned()).await, Ok(StartOutcome::Started(_))));
+    w.apps.register(register()).await.expect("registered while collecting");
+
+    for transition in [Transition::Pause, Transition::Close] {
+        let token = w.minted_token(&partner, &overview).await;
+        let changed = w.campaigns.change_status(&partner.principal, None, campaign.id, transition).await;
+        let status = changed.expect("changed").overview.campaign.status;
+        assert_eq!(status, transition.target(CampaignStatus::Active).expect("a target"));
+        let mint = w.campaigns.mint_link(&partner.principal, None, launch_input(campaign.id)).await;
+        assert_eq!(mint.expect_err("not collecting").code(), ErrorCode::CampaignNotCollecting, "{status:?}");
+        let start = w.respondents.start(&campaign.code, unsigned()).await.expect("answered");
+        assert!(matches!(start, StartOutcome::NotStarted(NotStarted::CampaignNotOpen)), "{status:?}: {start:?}");
+        let visit = Visit { launch_token: Some(token.clone()), ..Visit::default() };
+        let start = w.respondents.start(&campaign.code, StartInput { visit, ..unsigned() }).await.expect("answered");
+        assert!(matches!(start, StartOutcome::NotStarted(NotStarted::CampaignNotOpen)), "{status:?}: {start:?}");
+        let refused = w.apps.register(register()).await.expect_err("not collecting");
+        assert_eq!(refused.code(), ErrorCode::CampaignNotCollecting, "{status:?}");
+        if transition == Transition::Pause {
+            // Resumed, it collects again, and the link minted before the pause still works once.
+            w.campaigns
+                .change_status(&partner.principal, None, campaign.id, Transition::Resume)
+                .await
+                .expect("resumed");
+            w.start(&campaign.code, &token).await.expect("the old link works again");
+            w.apps.register(register()).await.expect("registered again");
+        }
+    }
+    let counts = w.store.campaign_overview(partner.workspace, campaign.id).await.expect("read").expect("found").counts;
+    assert_eq!(counts.started, 2, "one start before the pause, one after the resume");
+}
+
+/// A change its status does not allow is refused and changes nothing; asking for the status a
+/// campaign is in answers it as it is; the list pages every status and filters by one.
+pub async fn campaign_status_changes_follow_the_lifecycle_and_the_list_follows_them<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let change = |id: CampaignId, t: Transition| w.campaigns.change_status(&partner.principal, None, id, t);
+    let live = w.open_campaign(&partner).await.campaign;
+    let draft_input = ProvisionInput { survey_id: Some(live.survey_id), ..ProvisionInput::default() };
+    let draft = w.campaigns.provision(&partner.principal, None, draft_input).await.expect("provisioned").campaign;
+
+    for refused in [Transition::Pause, Transition::Resume] {
+        let error = change(draft.id, refused).await.expect_err("a draft is launched, not paused or resumed");
+        assert_eq!(error.code(), ErrorCode::Conflict);
+    }
+    assert_eq!(
+        change(live.id, Transition::Resume).await.expect("as it is").overview.campaign.status,
+        CampaignStatus::Active
+    );
+    assert_eq!(
+        change(live.id, Transition::Pause).await.expect("paused").overview.campaign.status,
+        CampaignStatus::Paused
+    );
+    assert_eq!(
+        change(live.id, Transition::Pause).await.expect("as it is").overview.campaign.status,
+        CampaignStatus::Paused
+    );
+    let relaunch = w.campaigns.launch(&partner.principal, None, live.id).await.expect_err("paused, not a draft");
+    assert_eq!(relaunch.code(), ErrorCode::Conflict);
+    let closed = change(draft.id, Transition::Close).await.expect("a draft can be closed").overview.campaign;
+    assert_eq!(closed.status, CampaignStatus::Closed);
+    assert!(closed.closed_at.is_some());
+    for refused in [Transition::Pause, Transition::Resume] {
+        assert_eq!(change(draft.id, refused).await.expect_err("closing is final").code(), ErrorCode::Conflict);
+    }
+    let relaunch = w.campaigns.launch(&partner.principal, None, draft.id).await.expect_err("closed");
+    assert_eq!(relaunch.code(), ErrorCode::Conflict);
+    assert_eq!(
+        change(draft.id, Transition::Close).await.expect("as it is").overview.campaign.closed_at,
+        closed.closed_at
+    );
+
+    let ids = |page: &pulse_domain::shared::paging::Page<ListedCampaign>| -> Vec<CampaignId> {
+        page.items.iter().map(|c| c.campaign.id).collect()
+    };
+    let first = w.campaigns.list(&partner.principal, None, None, Some("1"), None).await.expect("a page");
+    assert_eq!(ids(&first), vec![live.id], "oldest first");
+    let second = w.campaigns.list(&partner.principal, None, None, Some("1"), first.next_cursor.as_deref()).await;
+    let second = second.expect("a page");
+    assert_eq!((ids(&second), second.next_cursor), (vec![draft.id], None));
+    let closed_only = w.campaigns.list(&partner.principal, None, Some("CLOSED"), None, None).await.expect("a page");
+    assert_eq!(ids(&closed_only), vec![draft.id]);
+    let other_list =
+        w.campaigns.list(&partner.principal, None, Some("PAUSED"), Some("1"), first.next_cursor.as_deref());
+    assert_eq!(other_list.await.expect_err("another list's cursor").code(), ErrorCode::ValidationFailed);
+    let unknown = w.campaigns.list(&partner.principal, None, Some("ARCHIVED"), None, None).await;
+    assert_eq!(unknown.expect_err("no such status").code(), ErrorCode::ValidationFailed);
+    let stranger = w.partner("Globex").await;
+    let theirs = w.campaigns.list(&stranger.principal, None, None, None, None).await.expect("a page");
+    assert!(theirs.items.is_empty(), "another workspace's campaigns are not listed");
+    let foreign = w.campaigns.change_status(&stranger.principal, None, live.id, Transition::Close).await;
+    assert_eq!(foreign.expect_err("another workspace's").code(), ErrorCode::NotFound);
+}
+
+fn launch_input(campaign_id: CampaignId) -> LaunchInput {
+    LaunchInput { campaign_id, external_user_ref: None, language: None, device: None, attributes: None }
 }
