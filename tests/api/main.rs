@@ -12,6 +12,7 @@ mod helpers;
 mod idempotency;
 mod identity;
 mod launch;
+mod lifecycle;
 mod openapi;
 mod orgs;
 mod outreach;
