@@ -7,7 +7,8 @@ use reqwest::header::HeaderMap;
 use crate::helpers::{TestApp, envelope, spawn_app};
 
 const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
-                      img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+                      img-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; \
+                      frame-ancestors 'none'";
 
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> &'a str {
     headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_else(|| panic!("no {name} header"))
@@ -91,6 +92,49 @@ async fn assets_are_versioned_typed_and_cached_for_a_year() {
 }
 
 #[tokio::test]
+async fn the_fonts_the_style_sheet_names_are_served_as_woff2_and_cached_for_a_year() {
+    let app = spawn_app().await;
+    let html = page(&app, "/p/code").await;
+    let style = asset_paths(&html).into_iter().find(|p| p.ends_with(".css")).expect("the style sheet");
+    let style = get(&app, &style).await.text().await.expect("css");
+    let fonts: Vec<&str> =
+        style.split("url(\"").skip(1).filter_map(|rest| rest.split_once('"')).map(|(path, _)| path).collect();
+    let stems: Vec<&str> = fonts
+        .iter()
+        .filter_map(|p| p.strip_prefix("/assets/"))
+        .filter_map(|n| n.rsplit_once('-'))
+        .map(|(stem, _)| stem)
+        .collect();
+    assert_eq!(
+        stems,
+        [
+            "noto-sans-latin-400",
+            "noto-sans-latin-600",
+            "noto-sans-latin-ext-400",
+            "noto-sans-latin-ext-600",
+            "noto-sans-devanagari-400",
+            "noto-sans-devanagari-600"
+        ],
+        "{fonts:?}"
+    );
+    let mut total = 0;
+    for path in fonts {
+        let version = path.rsplit_once('-').and_then(|(_, v)| v.strip_suffix(".woff2")).expect("a version");
+        assert!(version.len() == 12 && version.bytes().all(|b| b.is_ascii_hexdigit()), "{path}");
+        let response = get(&app, path).await;
+        assert_eq!(response.status(), 200, "{path}");
+        let headers = response.headers();
+        assert_eq!(header(headers, "content-type"), "font/woff2", "{path}");
+        assert_eq!(header(headers, "cache-control"), "public, max-age=31536000, immutable");
+        assert_eq!(header(headers, "x-content-type-options"), "nosniff");
+        let body = response.bytes().await.expect("body");
+        assert!(body.starts_with(b"wOF2"), "{path} is woff2");
+        total += body.len();
+    }
+    assert!(total < 300_000, "the fonts stay small: {total} bytes");
+}
+
+#[tokio::test]
 async fn anything_but_a_short_url_safe_code_or_nonce_is_the_404_envelope() {
     let app = spawn_app().await;
     let long = "a".repeat(65);
@@ -107,6 +151,7 @@ async fn anything_but_a_short_url_safe_code_or_nonce_is_the_404_envelope() {
         &format!("/s/code/{long}"),
         "/assets/page-000000000000.js",
         "/assets/page.js",
+        "/assets/noto-sans-latin-400-000000000000.woff2",
     ] {
         let (status, code, _) = envelope(get(&app, path).await).await;
         assert_eq!((status, code.as_str()), (404, "NOT_FOUND"), "{path}");

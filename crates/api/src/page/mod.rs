@@ -1,5 +1,5 @@
 //! The respondent page: one static HTML shell at `/p/{code}` and `/s/{code}/{nonce}`, and its
-//! script, style and icon, compiled into the binary. The script reads the code, the nonce and the
+//! script, style, icon and fonts, compiled into the binary. The script reads the code, the nonce and the
 //! tokens in the browser and calls the public routes on the same origin; nothing a visitor sends is
 //! ever written into what is served here.
 
@@ -8,7 +8,7 @@ pub mod unsubscribe;
 use std::sync::LazyLock;
 
 use actix_web::http::header::{self, HeaderValue};
-use actix_web::web::{self, Path};
+use actix_web::web::{self, Bytes, Path};
 use actix_web::{HttpResponse, guard};
 use pulse_domain::ErrorCode;
 
@@ -20,10 +20,24 @@ const SCRIPT: &str = include_str!("assets/page.js");
 const STYLE: &str = include_str!("assets/page.css");
 const ICON: &str = include_str!("assets/icon.svg");
 
+/// The page's fonts (Noto Sans, latin and latin-ext, and Noto Sans Devanagari, at weights 400 and
+/// 600; OFL, see `assets/fonts/OFL.txt`), by the name the style sheet refers to them with: a
+/// device without Devanagari fonts would show Hindi as boxes, and the policy forbids fonts from
+/// anywhere else.
+const FONTS: [(&str, &[u8]); 6] = [
+    ("noto-sans-latin-400", include_bytes!("assets/fonts/noto-sans-latin-400.woff2")),
+    ("noto-sans-latin-600", include_bytes!("assets/fonts/noto-sans-latin-600.woff2")),
+    ("noto-sans-latin-ext-400", include_bytes!("assets/fonts/noto-sans-latin-ext-400.woff2")),
+    ("noto-sans-latin-ext-600", include_bytes!("assets/fonts/noto-sans-latin-ext-600.woff2")),
+    ("noto-sans-devanagari-400", include_bytes!("assets/fonts/noto-sans-devanagari-400.woff2")),
+    ("noto-sans-devanagari-600", include_bytes!("assets/fonts/noto-sans-devanagari-600.woff2")),
+];
+
 /// Only the page's own origin, no inline script or style, no framing, no form posts: a link's
 /// tokens must never reach another site, and nothing injected could run.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
-     connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+     connect-src 'self'; img-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; \
+     frame-ancestors 'none'";
 
 /// Assets change name when their content changes, so browsers may keep them for a year.
 const ASSET_CACHE: &str = "public, max-age=31536000, immutable";
@@ -35,47 +49,52 @@ const TOKEN: &str = "[A-Za-z0-9_-]{1,64}";
 /// What an unsubscribe token may look like: two URL-safe base64 parts.
 const UNSUBSCRIBE_TOKEN: &str = "[A-Za-z0-9_-]{1,64}\\.[A-Za-z0-9_-]{1,64}";
 
-/// FNV-1a over the assets, computed at compile time: it names the assets' current version.
-const fn fingerprint(parts: &[&str]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut p = 0;
-    while p < parts.len() {
-        let bytes = parts[p].as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            hash ^= bytes[i] as u64;
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-            i += 1;
-        }
-        p += 1;
-    }
-    hash
+/// FNV-1a of an asset's content: it names the asset's version, so each asset is renamed only when
+/// it changes itself (a new script leaves the fonts cached).
+fn fingerprint(bytes: &[u8]) -> String {
+    let hash = bytes
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3));
+    format!("{:012x}", hash >> 16)
 }
-
-const VERSION: u64 = fingerprint(&[SCRIPT, STYLE, ICON]);
 
 struct Asset {
     name: String,
     content_type: &'static str,
-    body: &'static str,
+    body: Bytes,
+}
+
+impl Asset {
+    fn new(stem: &str, extension: &str, content_type: &'static str, body: Bytes) -> Self {
+        Self { name: format!("{stem}-{}.{extension}", fingerprint(&body)), content_type, body }
+    }
+
+    fn path(&self) -> String {
+        format!("/assets/{}", self.name)
+    }
 }
 
 struct Assets {
     html: String,
-    files: [Asset; 3],
+    files: Vec<Asset>,
 }
 
 static ASSETS: LazyLock<Assets> = LazyLock::new(|| {
-    let version = format!("{:012x}", VERSION >> 16);
-    let files = [
-        Asset { name: format!("page-{version}.js"), content_type: "text/javascript; charset=utf-8", body: SCRIPT },
-        Asset { name: format!("page-{version}.css"), content_type: "text/css; charset=utf-8", body: STYLE },
-        Asset { name: format!("icon-{version}.svg"), content_type: "image/svg+xml", body: ICON },
-    ];
+    let fonts: Vec<Asset> =
+        FONTS.iter().map(|(stem, bytes)| Asset::new(stem, "woff2", "font/woff2", Bytes::from_static(bytes))).collect();
+    // The style sheet names the fonts by version, so it is versioned after them.
+    let style = FONTS.iter().zip(&fonts).fold(STYLE.to_owned(), |style, ((stem, _), font)| {
+        style.replace(&format!("{{{{font:{stem}}}}}"), &font.path())
+    });
+    let script = Asset::new("page", "js", "text/javascript; charset=utf-8", Bytes::from_static(SCRIPT.as_bytes()));
+    let style = Asset::new("page", "css", "text/css; charset=utf-8", Bytes::from(style));
+    let icon = Asset::new("icon", "svg", "image/svg+xml", Bytes::from_static(ICON.as_bytes()));
     let html = HTML
-        .replace("{{script}}", &format!("/assets/{}", files[0].name))
-        .replace("{{style}}", &format!("/assets/{}", files[1].name))
-        .replace("{{icon}}", &format!("/assets/{}", files[2].name));
+        .replace("{{script}}", &script.path())
+        .replace("{{style}}", &style.path())
+        .replace("{{icon}}", &icon.path());
+    let mut files = vec![script, style, icon];
+    files.extend(fonts);
     Assets { html, files }
 });
 
@@ -132,7 +151,7 @@ pub async fn invitation_page() -> HttpResponse {
     page()
 }
 
-/// The page's script, style sheet and icon, named by a hash of their content.
+/// The page's script, style sheet, icon and fonts, each named by a hash of its content.
 #[utoipa::path(
     get, path = "/assets/{name}", operation_id = "getPageAsset", tag = "page",
     params(("name" = String, Path, description = "A name the page's HTML refers to, such as `page-<hash>.js`")),
@@ -151,7 +170,7 @@ pub async fn asset(name: Path<String>) -> HttpResponse {
         .insert_header((header::CONTENT_TYPE, HeaderValue::from_static(file.content_type)))
         .insert_header((header::CACHE_CONTROL, HeaderValue::from_static(ASSET_CACHE)))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
-        .body(file.body)
+        .body(file.body.clone())
 }
 
 fn page() -> HttpResponse {
@@ -172,12 +191,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_shell_names_every_asset_by_version() {
+    fn the_shell_and_the_style_sheet_name_every_asset_by_version() {
         assert!(!ASSETS.html.contains("{{"), "a placeholder is left in the HTML");
+        let style = ASSETS.files.iter().find(|f| f.name.ends_with(".css")).expect("the style sheet");
+        let style = std::str::from_utf8(&style.body).expect("text");
+        assert!(!style.contains("{{"), "a placeholder is left in the style sheet");
         for file in &ASSETS.files {
-            assert!(ASSETS.html.contains(&format!("\"/assets/{}\"", file.name)), "{} is referred to", file.name);
+            let referrer = if file.name.ends_with(".woff2") { style } else { ASSETS.html.as_str() };
+            assert!(referrer.contains(&format!("\"{}\"", file.path())), "{} is referred to", file.name);
         }
-        assert_ne!(fingerprint(&["a"]), fingerprint(&["b"]));
+        assert_eq!(ASSETS.files.len(), 3 + FONTS.len());
+        assert_ne!(fingerprint(b"a"), fingerprint(b"b"));
+    }
+
+    /// Every font face says which characters it has, so a page in French never downloads the
+    /// Devanagari font, and every face the style sheet declares is one that is served.
+    #[test]
+    fn every_font_face_has_a_unicode_range() {
+        let faces: Vec<&str> =
+            STYLE.split("@font-face {").skip(1).map(|f| f.split_once("\n}").expect("a face").0).collect();
+        assert_eq!(faces.len(), FONTS.len());
+        for face in faces {
+            assert!(face.contains("unicode-range: U+"), "{face}");
+            assert!(face.contains("font-display: swap;"), "{face}");
+            assert!(face.contains("format(\"woff2\")"), "{face}");
+        }
+        for (stem, bytes) in FONTS {
+            assert!(bytes.starts_with(b"wOF2"), "{stem} is woff2");
+        }
     }
 
     #[test]
