@@ -55,6 +55,11 @@ async fn both_link_forms_serve_one_static_shell_with_strict_headers() {
         assert_eq!(page(&app, path).await, open, "{path}");
     }
     assert!(!open.contains("q3Xb8LmT2aZk"));
+    // Without JavaScript the person reads why nothing happens, rather than an endless "Loading…".
+    let no_script =
+        open.split_once("<noscript>").and_then(|(_, rest)| rest.split_once("</noscript>")).expect("noscript");
+    assert!(no_script.0.contains("This survey needs JavaScript"), "{}", no_script.0);
+    assert!(!open.contains("Loading"));
 
     let head = app.client.head(app.url("/s/q3Xb8LmT2aZk/n0nce")).send().await.expect("request");
     assert_eq!(head.status(), 200);

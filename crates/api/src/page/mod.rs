@@ -233,28 +233,129 @@ mod tests {
         assert!(HTML.contains("<script src=\"{{script}}\"></script>"), "and it is the asset");
     }
 
-    /// Every language of the page's UI strings has every English key.
-    #[test]
-    fn every_language_has_every_string() {
+    /// A register's texts: (key, text).
+    type Texts = Vec<(&'static str, String)>;
+
+    /// The STRINGS table of the script: (language, [(register, texts)]), read by its indentation
+    /// (4 spaces a language, 6 a register, 8 a text).
+    fn strings() -> Vec<(&'static str, Vec<(&'static str, Texts)>)> {
         let table = SCRIPT
             .split_once("const STRINGS = {\n")
             .and_then(|(_, rest)| rest.split_once("\n  };\n"))
             .map(|(table, _)| table)
             .expect("the STRINGS table");
-        let mut languages: Vec<(&str, Vec<&str>)> = Vec::new();
+        let mut languages: Vec<(&str, Vec<(&str, Texts)>)> = Vec::new();
         for line in table.lines() {
-            if let Some(language) = line.strip_prefix("    ").and_then(|l| l.strip_suffix(": {")) {
-                languages.push((language, Vec::new()));
-            } else if let Some((key, _)) = line.strip_prefix("      ").and_then(|l| l.split_once(": ")) {
-                languages.last_mut().expect("a language opens before its keys").1.push(key);
+            let content = line.trim_start();
+            let opens = content.strip_suffix(": {");
+            match (line.len() - content.len(), opens) {
+                (4, Some(language)) => languages.push((language, Vec::new())),
+                (6, Some(register)) => {
+                    languages.last_mut().expect("a language opens before its registers").1.push((register, Vec::new()));
+                }
+                (8, None) => {
+                    let (key, text) = content.split_once(": ").expect("key: text");
+                    let text = text.trim_end_matches(',').trim_matches('"').replace("\\u00a0", "\u{a0}");
+                    let registers = &mut languages.last_mut().expect("a language").1;
+                    registers.last_mut().expect("a register opens before its texts").1.push((key, text));
+                }
+                _ => {}
             }
         }
+        languages
+    }
+
+    /// Every language has every English key in each of its registers, with the same placeholders.
+    #[test]
+    fn every_language_and_register_has_every_string() {
+        let languages = strings();
         let names: Vec<&str> = languages.iter().map(|(l, _)| *l).collect();
         assert_eq!(names, ["en", "de", "es", "fr", "hi", "it", "nl", "pt"]);
         let english = &languages[0].1;
-        assert!(english.len() > 20, "{english:?}");
-        for (language, keys) in &languages {
-            assert_eq!(keys, english, "{language}");
+        assert_eq!(english.len(), 1, "English has one register");
+        let (register, english) = &english[0];
+        assert_eq!(*register, "any");
+        assert!(english.len() > 40, "{english:?}");
+        let placeholders = |text: &str| {
+            let mut names: Vec<String> = text
+                .split('{')
+                .skip(1)
+                .filter_map(|rest| rest.split_once('}'))
+                .map(|(name, _)| name.to_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        for (language, registers) in &languages[1..] {
+            let names: Vec<&str> = registers.iter().map(|(r, _)| *r).collect();
+            assert_eq!(names, ["formal", "informal"], "{language}");
+            for (register, texts) in registers {
+                let keys: Vec<&str> = texts.iter().map(|(k, _)| *k).collect();
+                let english_keys: Vec<&str> = english.iter().map(|(k, _)| *k).collect();
+                assert_eq!(keys, english_keys, "{language} {register}");
+                for ((key, text), (_, english)) in texts.iter().zip(english) {
+                    assert_eq!(placeholders(text), placeholders(english), "{language} {register} {key}: {text}");
+                }
+            }
         }
+    }
+
+    /// Each register speaks to the reader as its questions do: it uses its own form of address
+    /// and never the other's. A word written in lower case matches in any case; a capitalised one
+    /// (Sie, Lei) only as written, since "sie" and "la" are other words.
+    #[test]
+    fn each_register_keeps_to_its_own_form_of_address() {
+        // A word a register's texts use, and words they never use.
+        type Address = (&'static str, &'static [&'static str]);
+        // language, formal, informal
+        let address: [(&str, Address, Address); 7] = [
+            (
+                "de",
+                ("Sie", &["du", "dich", "dir", "dein", "deine", "deinen", "deinem", "deiner"]),
+                ("du", &["Sie", "Ihnen", "Ihr", "Ihre", "Ihren", "Ihrem", "Ihrer"]),
+            ),
+            ("es", ("su", &["tú", "tu", "tus", "te", "ti", "contigo"]), ("tu", &["usted", "su", "sus"])),
+            (
+                "fr",
+                ("vous", &["tu", "te", "t", "toi", "ton", "ta", "tes"]),
+                ("tu", &["vous", "votre", "vos", "veuillez"]),
+            ),
+            (
+                "hi",
+                ("आपकी", &["तुम", "तुम्हें", "तुम्हारा", "तुम्हारी", "तुम्हारे", "तुमने"]),
+                ("तुम्हारी", &["आप", "आपका", "आपकी", "आपके", "आपको", "आपने"]),
+            ),
+            ("it", ("Sua", &["tu", "ti", "tuo", "tua", "tuoi", "tue"]), ("tua", &["Lei", "Sua", "Suo", "Sue", "Suoi"])),
+            ("nl", ("u", &["je", "jij", "jou", "jouw"]), ("je", &["u", "uw"])),
+            // Both registers say você; the informal one speaks colloquially.
+            ("pt", ("você", &["pra", "pro", "gente", "valeu"]), ("pra", &["senhor", "senhora"])),
+        ];
+        let matches = |token: &str, word: &str| {
+            token == word || (word.chars().all(char::is_lowercase) && token.to_lowercase() == word)
+        };
+        let languages = strings();
+        for (language, formal, informal) in address {
+            let registers = &languages.iter().find(|(l, _)| *l == language).expect("the language").1;
+            for (register, (used, never)) in [("formal", formal), ("informal", informal)] {
+                let texts = &registers.iter().find(|(r, _)| *r == register).expect("the register").1;
+                let mut uses = false;
+                for (key, text) in texts {
+                    let tokens = text.split(|c: char| !(c.is_alphanumeric() || is_devanagari_mark(c)));
+                    for token in tokens.filter(|t| !t.is_empty()) {
+                        uses |= matches(token, used);
+                        assert!(
+                            !never.iter().any(|w| matches(token, w)),
+                            "{language} {register} {key} says {token:?}: {text}"
+                        );
+                    }
+                }
+                assert!(uses, "{language} {register} never says {used:?}");
+            }
+        }
+    }
+
+    /// Devanagari's vowel signs, virama and nukta, which are not alphanumeric but are part of words.
+    fn is_devanagari_mark(c: char) -> bool {
+        matches!(c, '\u{0900}'..='\u{0903}' | '\u{093a}'..='\u{094f}' | '\u{0951}'..='\u{0957}' | '\u{0962}'..='\u{0963}')
     }
 }
