@@ -17,7 +17,7 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 
-use crate::helpers::campaigns::{code_of, id_of};
+use crate::helpers::campaigns::{CAMPAIGN_SCOPES, code_of, id_of};
 use crate::helpers::{TestApp, captured_logs, spawn_app};
 use crate::outreach::{MailServer, eventually, outreach_app};
 use crate::receiver::Receiver;
@@ -99,7 +99,8 @@ impl Driver {
         }
     }
 
-    async fn session(&self) -> Client {
+    /// A browser session; `javascript: false` turns scripts off, as a person may have.
+    async fn session(&self, javascript: bool) -> Client {
         let args = [
             "--headless",
             "--no-sandbox",
@@ -116,7 +117,11 @@ impl Driver {
         args.push(format!("--user-data-dir={}", self.profile.display()));
         let mut capabilities = serde_json::Map::new();
         capabilities.insert("browserName".to_owned(), json!("chrome"));
-        capabilities.insert("goog:chromeOptions".to_owned(), json!({"binary": CHROMIUM, "args": args}));
+        let mut options = json!({"binary": CHROMIUM, "args": args});
+        if !javascript {
+            options["prefs"] = json!({"profile.managed_default_content_settings.javascript": 2});
+        }
+        capabilities.insert("goog:chromeOptions".to_owned(), options);
         capabilities.insert("goog:loggingPrefs".to_owned(), json!({"browser": "ALL"}));
         ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
             .capabilities(capabilities)
@@ -136,13 +141,17 @@ struct Browser {
 
 impl Browser {
     async fn open(test: &str) -> Self {
+        Self::open_with(test, true).await
+    }
+
+    async fn open_with(test: &str, javascript: bool) -> Self {
         let artifacts =
             PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/test-artifacts/browser")).join(test);
         // Screenshots of an earlier run would pass for this one's.
         let _ = std::fs::remove_dir_all(&artifacts);
         std::fs::create_dir_all(&artifacts).expect("the artifacts directory");
         let driver = Driver::start(&artifacts).await;
-        let client = driver.session().await;
+        let client = driver.session(javascript).await;
         Self { client, driver, artifacts, step: AtomicU32::new(0) }
     }
 
@@ -188,6 +197,35 @@ impl Browser {
         element.text().await.expect("text")
     }
 
+    /// Everything the page shows as text.
+    async fn page_text(&self) -> String {
+        self.script("return document.body.innerText;").await.as_str().expect("text").to_owned()
+    }
+
+    /// Waits until the page's fonts have loaded, after a layout that makes the browser ask for
+    /// the ones the text on screen needs; returns the page's font faces (`family`, `unicodeRange`,
+    /// `weight`, `status`) and whether the Devanagari text renders with loaded faces only.
+    async fn loaded_fonts(&self) -> Value {
+        let script = r#"
+            const done = arguments[arguments.length - 1];
+            void document.body.offsetHeight;
+            document.fonts.ready.then(() => done({
+                faces: Array.from(document.fonts, (f) => ({
+                    family: f.family.replaceAll('"', ""), unicodeRange: f.unicodeRange, weight: f.weight, status: f.status,
+                })),
+                devanagari: document.fonts.check('16px "Pulse Sans"', "हिन्दी"),
+                family: getComputedStyle(document.querySelector("h1")).fontFamily,
+            }));
+        "#;
+        self.client.execute_async(script, Vec::new()).await.expect("the fonts")
+    }
+
+    /// The URLs of everything the page fetched.
+    async fn fetched(&self) -> Vec<String> {
+        let fetched = self.script("return performance.getEntriesByType('resource').map(e => e.name);").await;
+        fetched.as_array().expect("resource names").iter().map(|u| u.as_str().expect("a URL").to_owned()).collect()
+    }
+
     /// The browser's console lines, read from chromedriver (`goog:loggingPrefs`).
     async fn console(&self) -> Vec<Value> {
         let session = self.client.session_id().await.expect("session id").expect("a session");
@@ -203,11 +241,9 @@ impl Browser {
 
     /// Everything the page fetched came from the test server: no third-party request at all.
     async fn assert_same_origin(&self, app: &TestApp) {
-        let fetched = self.script("return performance.getEntriesByType('resource').map(e => e.name);").await;
-        let fetched = fetched.as_array().expect("resource names");
+        let fetched = self.fetched().await;
         assert!(!fetched.is_empty());
         for url in fetched {
-            let url = url.as_str().expect("a URL");
             assert!(url.starts_with(&format!("{}/", app.address)), "a request left the origin: {url}");
         }
         let problems: Vec<Value> = self
@@ -266,7 +302,7 @@ async fn a_respondent_opens_the_apps_link_and_answers_every_question() {
     let installs: Value = app.list_installs(&partner.key.key, id, &[]).await.json().await.expect("json");
     assert_eq!(installs["items"][0]["feedbackCount"], json!(1), "{installs}");
     let spent: Value = app.access(code, &[("lt", &launch_token)]).await.json().await.expect("json");
-    assert_eq!(spent["state"], json!("INVALID"), "the page spent the launch token");
+    assert_eq!(spent["state"], json!("ANSWERED"), "the page spent the launch token on a finished session");
     assert!(!captured_logs().contains(&access_token), "the device token reached a log line");
 
     // The analysis worker counts the session; one respondent is below the floor.
@@ -296,7 +332,8 @@ async fn answer_every_question(app: &TestApp, browser: &Browser, url: &str, with
         let progress = browser.testid("progress-text").await;
         assert_eq!(browser.text(&progress).await, format!("Question {n} of {total}"));
         let bar = browser.testid("progress-bar").await;
-        assert_eq!(bar.attr("aria-valuenow").await.expect("attribute"), Some(n.to_string()));
+        // The questions before this one are answered; this one is not yet.
+        assert_eq!(bar.attr("aria-valuenow").await.expect("attribute"), Some((n - 1).to_string()));
         assert_eq!(bar.attr("aria-valuemax").await.expect("attribute"), Some(total.to_string()));
         let focused = browser.script("return document.activeElement.id;").await;
         assert_eq!(focused, json!("question-text"), "focus moves to the new question");
@@ -486,4 +523,294 @@ async fn an_emailed_invitation_is_answered_in_the_browser_and_thanked() {
 
     let thanks = eventually("the thank-you", || Some(mail.messages()).filter(|m| m.len() == 2)).await;
     assert!(thanks.iter().any(|m| m.subject.starts_with("Thank you") && m.survey_path().is_none()), "{thanks:?}");
+}
+
+/// A partner whose workspace is called `name`, as a person sees it on the consent screen.
+async fn partner_named(app: &TestApp, name: &str) -> String {
+    let business = app.create_business().await;
+    let key = app.create_key(Some(business), &CAMPAIGN_SCOPES).await;
+    let response = app.create_org(&key.key, &json!({"externalRef": "shop-1", "name": name})).await;
+    assert_eq!(response.status(), 201);
+    let body: Value = response.json().await.expect("json");
+    app.approve_workspace(body["workspace"]["id"].as_str().expect("id").parse().expect("a uuid")).await;
+    key.key
+}
+
+/// Provisions `body`, launches it and mints a link in `language`: the campaign's code and the
+/// link on the test server.
+async fn launched_link(app: &TestApp, key: &str, body: &Value, language: &str) -> (String, reqwest::Url) {
+    let provisioned = app.provision(key, body).await;
+    let status = provisioned.status();
+    let provisioned: Value = provisioned.json().await.expect("json");
+    assert_eq!(status, 201, "{provisioned}");
+    let campaign = &provisioned["campaign"];
+    let launched = app.launch_campaign(key, id_of(campaign)).await;
+    assert_eq!(launched.status(), 200);
+    let code = code_of(&launched.json::<Value>().await.expect("json")).to_owned();
+    let minted = app.mint_link(key, &json!({"campaignId": id_of(campaign), "language": language})).await;
+    assert_eq!(minted.status(), 201);
+    let minted: Value = minted.json().await.expect("json");
+    (code, on_test_server(app, minted["url"].as_str().expect("url")))
+}
+
+/// The words of a text, in lower case (apostrophes and hyphens separate words).
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+}
+
+#[tokio::test]
+async fn the_consent_screen_says_who_asks_and_a_finished_link_thanks_on_reopening() {
+    let app = spawn_app().await;
+    let key = partner_named(&app, "Acme Bakery").await;
+    let body = json!({
+        "name": "Spring check-in",
+        "privacyNoticeUrl": "https://acme.example/privacy",
+        "brief": {"intentText": "How was your last visit to our bakery?", "constraints": {"questionCount": 4, "languages": ["en"]}},
+    });
+    let (code, url) = launched_link(&app, &key, &body, "en").await;
+    let launch_token = url.query_pairs().find(|(k, _)| k == "lt").map(|(_, v)| v.into_owned()).expect("lt");
+    let access: Value = app.access(&code, &[("lt", &launch_token)]).await.json().await.expect("json");
+    assert_eq!(access["campaign"]["questionCount"], json!(4), "{access}");
+    let minutes = access["campaign"]["estimatedMinutes"].as_u64().expect("an estimate");
+
+    let browser = Browser::open("the_consent_screen_says_who_asks_and_a_finished_link_thanks_on_reopening").await;
+    let outcome =
+        AssertUnwindSafe(consent_progress_and_thanks(&app, &browser, url.as_str(), minutes)).catch_unwind().await;
+    browser.close(outcome).await;
+    let again: Value = app.access(&code, &[("lt", &launch_token)]).await.json().await.expect("json");
+    assert_eq!(again["state"], json!("ANSWERED"), "{again}");
+}
+
+async fn consent_progress_and_thanks(app: &TestApp, browser: &Browser, url: &str, minutes: u64) {
+    browser.client.goto(url).await.expect("open the link");
+    let consent = browser.testid("screen-consent").await;
+    let heading = consent.find(Locator::Css("h1")).await.expect("a heading");
+    assert_eq!(browser.text(&heading).await, "Spring check-in", "the campaign's name");
+    let asked_by = browser.testid("consent-asked-by").await;
+    assert_eq!(browser.text(&asked_by).await, "Acme Bakery would like your feedback.");
+    let length = browser.testid("consent-length").await;
+    // An estimate under a minute reads "about 1 minute".
+    let minutes = minutes.max(1);
+    let unit = if minutes == 1 { "minute" } else { "minutes" };
+    assert_eq!(browser.text(&length).await, format!("4 questions, about {minutes} {unit}"));
+    let privacy = browser.testid("privacy-link").await;
+    assert_eq!(privacy.attr("href").await.expect("href").as_deref(), Some("https://acme.example/privacy"));
+    assert_eq!(privacy.attr("target").await.expect("target").as_deref(), Some("_blank"));
+    assert_eq!(privacy.attr("rel").await.expect("rel").as_deref(), Some("noopener noreferrer"));
+    assert!(browser.text(&privacy).await.starts_with("Read the privacy notice"));
+    browser.screenshot("consent").await;
+    browser.testid("consent-button").await.click().await.expect("consent");
+
+    let progress = |n: usize| async move {
+        let screen = browser.wait_for(&format!("[data-testid=screen-question][data-question-index=\"{n}\"]")).await;
+        let bar = browser.testid("progress-bar").await;
+        let now = bar.attr("aria-valuenow").await.expect("attribute").expect("a value");
+        let width = browser.script("return document.querySelector('.progress-fill').style.width;").await;
+        (screen, now, width)
+    };
+    for n in 1..=4 {
+        let (screen, now, width) = progress(n).await;
+        // On question n, the n - 1 before it are answered and this one is not.
+        assert_eq!(now, (n - 1).to_string(), "question {n}");
+        assert_eq!(width, json!(format!("{}%", 25 * (n - 1))), "question {n}");
+        assert_eq!(browser.text(&browser.testid("progress-text").await).await, format!("Question {n} of 4"));
+        browser.screenshot(&format!("question-{n}")).await;
+        match screen.attr("data-question-type").await.expect("attribute").as_deref() {
+            Some("rating") => browser.testid("rating-option-4").await.click().await.expect("rate"),
+            _ => browser.testid("text-answer").await.send_keys("Warm bread and a kind welcome.").await.expect("type"),
+        }
+        browser.testid("next-button").await.click().await.expect("next");
+        if n == 2 {
+            // Back to the second: both answered questions still count, and going on sends nothing new.
+            let (_, now, _) = progress(3).await;
+            assert_eq!(now, "2");
+            browser.testid("back-button").await.click().await.expect("back");
+            let (_, now, _) = progress(2).await;
+            assert_eq!(now, "2", "an answered question counts when it is on screen again");
+            browser.testid("next-button").await.click().await.expect("next");
+        }
+    }
+    browser.testid("screen-finish").await;
+    browser.screenshot("finish").await;
+
+    // The same link again: the survey was answered, so the person is thanked, not sent to an app.
+    browser.client.goto(url).await.expect("open the link again");
+    let answered = browser.testid("screen-answered").await;
+    let heading = answered.find(Locator::Css("h1")).await.expect("a heading");
+    assert_eq!(browser.text(&heading).await, "You have already answered");
+    assert!(browser.page_text().await.contains("Thank you!"));
+    let consent = browser.client.find_all(Locator::Css("[data-testid=consent-button]")).await.expect("find");
+    assert!(consent.is_empty(), "no consent is offered");
+    browser.screenshot("reopened").await;
+    browser.assert_same_origin(app).await;
+}
+
+#[tokio::test]
+async fn a_casual_french_campaign_says_tu_in_its_questions_and_its_page() {
+    one_register(
+        "a_casual_french_campaign_says_tu_in_its_questions_and_its_page",
+        "casual and friendly",
+        Register::Informal,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_formal_french_campaign_says_vous_in_its_questions_and_its_page() {
+    one_register("a_formal_french_campaign_says_vous_in_its_questions_and_its_page", "professional", Register::Formal)
+        .await;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Register {
+    Formal,
+    Informal,
+}
+
+impl Register {
+    /// A word the register uses in French, and the words of the other register.
+    fn french(self) -> (&'static [&'static str], &'static [&'static str]) {
+        match self {
+            Register::Formal => (&["vous", "votre", "vos"], &["tu", "toi", "ton", "ta", "tes"]),
+            Register::Informal => (&["tu", "ton", "ta", "tes"], &["vous", "votre", "vos", "veuillez"]),
+        }
+    }
+}
+
+async fn one_register(test: &str, tone: &str, register: Register) {
+    let app = spawn_app().await;
+    let key = partner_named(&app, "Boulangerie Léa").await;
+    let body = json!({"brief": {
+        "intentText": "Comment s'est passée votre dernière visite ?",
+        "constraints": {"questionCount": 4, "languages": ["fr"], "tone": tone},
+    }});
+    let (code, url) = launched_link(&app, &key, &body, "fr").await;
+    let lt = url.query_pairs().find(|(k, _)| k == "lt").map(|(_, v)| v.into_owned()).expect("lt");
+    let access: Value = app.access(&code, &[("lt", &lt)]).await.json().await.expect("json");
+    let expected = if register == Register::Formal { "FORMAL" } else { "INFORMAL" };
+    assert_eq!(access["campaign"]["register"], json!(expected), "{access}");
+
+    let browser = Browser::open(test).await;
+    let outcome = AssertUnwindSafe(in_one_register(&app, &browser, url.as_str(), register)).catch_unwind().await;
+    browser.close(outcome).await;
+}
+
+/// Every screen from consent to thanks speaks in `register`: the page's own words and the questions.
+async fn in_one_register(app: &TestApp, browser: &Browser, url: &str, register: Register) {
+    let (uses, never) = register.french();
+    let mut said = Vec::new();
+    let check = |screen: String, text: String| {
+        let words = words(&text);
+        let wrong: Vec<&String> = words.iter().filter(|w| never.contains(&w.as_str())).collect();
+        assert!(wrong.is_empty(), "{register:?} {screen} says {wrong:?}:\n{text}");
+        words
+    };
+    browser.client.goto(url).await.expect("open the link");
+    browser.testid("screen-consent").await;
+    assert_eq!(browser.script("return document.documentElement.lang;").await, json!("fr"));
+    said.extend(check("consent".into(), browser.page_text().await));
+    let asked_by = browser.text(&browser.testid("consent-asked-by").await).await;
+    let expected = if register == Register::Formal { "votre" } else { "ton" };
+    assert_eq!(asked_by, format!("Boulangerie Léa aimerait connaître {expected} avis."));
+    browser.screenshot("consent").await;
+    browser.testid("consent-button").await.click().await.expect("consent");
+
+    let first = browser.wait_for("[data-testid=screen-question][data-question-index=\"1\"]").await;
+    let total: usize =
+        first.attr("data-question-total").await.expect("attribute").and_then(|t| t.parse().ok()).expect("a total");
+    for n in 1..=total {
+        let screen = browser.wait_for(&format!("[data-testid=screen-question][data-question-index=\"{n}\"]")).await;
+        if n == 1 {
+            // The first question is required: its error is the page's own words too.
+            browser.testid("next-button").await.click().await.expect("next without an answer");
+            browser.wait_for("[data-testid=question-error]:not(:empty)").await;
+        }
+        said.extend(check(format!("question {n}"), browser.page_text().await));
+        browser.screenshot(&format!("question-{n}")).await;
+        match screen.attr("data-question-type").await.expect("attribute").as_deref() {
+            Some("rating") => browser.testid("rating-option-5").await.click().await.expect("rate"),
+            _ => browser.testid("text-answer").await.send_keys("Le pain était excellent.").await.expect("type"),
+        }
+        browser.testid("next-button").await.click().await.expect("next");
+    }
+    browser.testid("screen-finish").await;
+    said.extend(check("finish".into(), browser.page_text().await));
+    browser.screenshot("finish").await;
+    assert!(said.iter().any(|w| uses.contains(&w.as_str())), "{register:?} never says {uses:?}: {said:?}");
+    // A French page needs no Devanagari font, and its browser does not fetch one.
+    let fetched = browser.fetched().await;
+    assert!(fetched.iter().any(|u| u.contains("/assets/noto-sans-latin-")), "{fetched:?}");
+    assert!(!fetched.iter().any(|u| u.contains("devanagari")), "{fetched:?}");
+    browser.assert_same_origin(app).await;
+}
+
+#[tokio::test]
+async fn a_hindi_page_shows_devanagari_in_its_own_font() {
+    let app = spawn_app().await;
+    let key = partner_named(&app, "Acme Bakery").await;
+    let body = json!({"brief": {
+        "intentText": "How was your last visit?",
+        "constraints": {"questionCount": 3, "languages": ["hi"]},
+    }});
+    let (_, url) = launched_link(&app, &key, &body, "hi").await;
+    let browser = Browser::open("a_hindi_page_shows_devanagari_in_its_own_font").await;
+    let outcome = AssertUnwindSafe(in_hindi(&app, &browser, url.as_str())).catch_unwind().await;
+    browser.close(outcome).await;
+}
+
+async fn in_hindi(app: &TestApp, browser: &Browser, url: &str) {
+    browser.client.goto(url).await.expect("open the link");
+    browser.testid("screen-consent").await;
+    assert_eq!(browser.script("return document.documentElement.lang;").await, json!("hi"));
+    assert!(browser.page_text().await.contains("मैं सहमत हूँ"), "the page's own words are Hindi");
+    assert_devanagari_face_loaded(browser, "consent").await;
+    browser.screenshot("consent").await;
+    browser.testid("consent-button").await.click().await.expect("consent");
+    browser.wait_for("[data-testid=screen-question][data-question-index=\"1\"]").await;
+    assert_devanagari_face_loaded(browser, "question").await;
+    browser.screenshot("question-1").await;
+    let fetched = browser.fetched().await;
+    assert!(fetched.iter().any(|u| u.contains("/assets/noto-sans-devanagari-400-")), "{fetched:?}");
+    browser.assert_same_origin(app).await;
+}
+
+/// The machine has no Devanagari font of its own: Hindi renders only if the page's face loaded.
+async fn assert_devanagari_face_loaded(browser: &Browser, screen: &str) {
+    let fonts = browser.loaded_fonts().await;
+    assert_eq!(fonts["devanagari"], json!(true), "{screen}: {fonts}");
+    assert!(fonts["family"].as_str().is_some_and(|f| f.starts_with("\"Pulse Sans\"")), "{screen}: {fonts}");
+    let faces = fonts["faces"].as_array().expect("faces");
+    for weight in ["400", "600"] {
+        let face = faces
+            .iter()
+            .find(|f| {
+                f["family"] == "Pulse Sans"
+                    && f["weight"] == weight
+                    && f["unicodeRange"].as_str().is_some_and(|r| r.to_uppercase().contains("U+900-97F"))
+            })
+            .unwrap_or_else(|| panic!("{screen}: a Devanagari face of weight {weight} in {fonts}"));
+        assert_eq!(face["status"], json!("loaded"), "{screen}: {face}");
+    }
+}
+
+#[tokio::test]
+async fn with_javascript_off_the_page_says_it_needs_javascript() {
+    let app = spawn_app().await;
+    let browser = Browser::open_with("with_javascript_off_the_page_says_it_needs_javascript", false).await;
+    let url = app.url("/p/q3Xb8LmT2aZk?lang=hi");
+    let outcome = AssertUnwindSafe(async {
+        browser.client.goto(&url).await.expect("open the link");
+        let screen = browser.testid("screen-no-script").await;
+        let heading = screen.find(Locator::Css("h1")).await.expect("a heading");
+        assert_eq!(browser.text(&heading).await, "This survey needs JavaScript");
+        let text = browser.text(&screen).await;
+        assert!(text.contains("इस सर्वे के लिए JavaScript ज़रूरी है"), "{text}");
+        assert!(text.contains("Activez JavaScript"), "{text}");
+        let body = browser.text(&browser.wait_for("body").await).await;
+        assert!(!body.contains("Loading"), "no endless loading: {body}");
+        browser.screenshot("no-script").await;
+    })
+    .catch_unwind()
+    .await;
+    browser.close(outcome).await;
 }
