@@ -9,7 +9,7 @@ use pulse_domain::ids::{DeliveryId, EventId, WebhookId, WorkspaceId};
 use pulse_domain::shared::paging::PageRequest;
 use pulse_domain::webhooks::models::{
     AttemptRecord, AttemptView, Claim, ClaimedDelivery, DeliveryStatus, DeliveryView, EventType, NewEvent,
-    NewSubscription, Subscription, SubscriptionChanges,
+    NewSubscription, Subscription, SubscriptionChanges, aggregate,
 };
 use pulse_domain::webhooks::ports::WebhookRepository;
 use pulse_domain::{Error, ErrorCode, Result};
@@ -30,7 +30,7 @@ fn event_type(text: &str) -> Result<EventType> {
 }
 
 fn aggregate(text: &str) -> Result<&'static str> {
-    ["conversation", "webhook"].into_iter().find(|a| *a == text).ok_or_else(|| corrupt("aggregate"))
+    aggregate::ALL.into_iter().find(|a| *a == text).ok_or_else(|| corrupt("aggregate"))
 }
 
 fn to_u32(n: i32) -> u32 {

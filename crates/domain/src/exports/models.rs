@@ -149,7 +149,7 @@ impl ExportRecord {
             id,
             workspace_id: self.workspace_id,
             event_type: EventType::ExportReady,
-            aggregate: "export",
+            aggregate: crate::webhooks::models::aggregate::EXPORT,
             aggregate_id: self.id.0,
             payload,
             occurred_at: at,

@@ -381,7 +381,7 @@ impl SessionFacts {
             id,
             workspace_id: self.workspace,
             event_type,
-            aggregate: "conversation",
+            aggregate: crate::webhooks::models::aggregate::CONVERSATION,
             aggregate_id: self.session.0,
             payload,
             occurred_at: at,

@@ -339,6 +339,7 @@ macro_rules! contract_suite {
             webhooks {
                 a_claimed_delivery_is_held_by_its_lease_and_only_its_holder_records,
                 attempts_recorded_at_once_each_count_once_in_their_endpoints_run,
+                deliveries_of_every_event_type_and_aggregate_are_claimed_as_written,
             }
             outreach {
                 planning_queues_each_invitation_once_on_every_channel_a_person_can_be_reached_by,

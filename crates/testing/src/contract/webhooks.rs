@@ -1,14 +1,15 @@
 //! `WebhookRepository`: a claimed delivery is held by its lease, concurrent claims never share a
 //! delivery, only the holder of the live claim records an attempt, and attempts recorded at once
-//! each count once in their endpoint's run of DEAD deliveries.
+//! each count once in their endpoint's run of DEAD deliveries, and deliveries of every event type and
+//! aggregate are read back as written.
 
 use futures_util::future::{join, join_all};
-use pulse_domain::ids::WebhookId;
+use pulse_domain::ids::{EventId, WebhookId};
 use pulse_domain::shared::clock::Clock;
 use pulse_domain::shared::paging::PageRequest;
 use pulse_domain::webhooks::models::{
-    AttemptRecord, Claim, ClaimedDelivery, DISABLE_AFTER_DEAD, DeliveryStatus, DeliveryView, Subscription,
-    SubscriptionInput,
+    AttemptRecord, Claim, ClaimedDelivery, DISABLE_AFTER_DEAD, DeliveryStatus, DeliveryView, EventType, NewEvent,
+    Subscription, SubscriptionInput, aggregate,
 };
 use time::Duration;
 use uuid::Uuid;
@@ -160,4 +161,43 @@ pub async fn attempts_recorded_at_once_each_count_once_in_their_endpoints_run<S:
     let delivered = trail(recovering).await.into_iter().find(|d| d.id == recovered.id).expect("the delivered one");
     assert_eq!((delivered.status, delivered.delivered_at), (DeliveryStatus::Delivered, Some(now)));
     assert_eq!(delivered.history[0].status_code, Some(204));
+}
+
+/// Every event type's delivery, about every kind of aggregate, is claimed and read back as it was
+/// written: one the store could not read would hold up the claims of every endpoint.
+pub async fn deliveries_of_every_event_type_and_aggregate_are_claimed_as_written<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let input =
+        SubscriptionInput { url: Some("https://hooks.example.com/pulse".into()), description: None, event_types: None };
+    let (subscription, _) = w.webhooks.create(&partner.principal, None, input).await.expect("subscribed");
+    let mut written = Vec::new();
+    for (event_type, aggregate) in EventType::SUBSCRIBABLE.into_iter().zip(aggregate::ALL) {
+        let mut payload = serde_json::Map::new();
+        payload.insert("campaignId".into(), serde_json::json!(Uuid::new_v4()));
+        let event = NewEvent {
+            id: EventId::new_random(),
+            workspace_id: partner.workspace,
+            event_type,
+            aggregate,
+            aggregate_id: Uuid::new_v4(),
+            payload,
+            occurred_at: w.clock.now(),
+        };
+        w.store
+            .queue_test_event(partner.workspace, subscription.id, &event)
+            .await
+            .expect("queued")
+            .expect("an endpoint");
+        written.push(event);
+    }
+    assert_eq!(written.len(), aggregate::ALL.len(), "every aggregate is written");
+    let now = w.clock.now();
+    let claim = Claim { token: Uuid::new_v4(), now, lease_until: now + Duration::MINUTE, limit: 10 };
+    let claimed = w.store.claim_deliveries(&claim).await.expect("every delivery is readable");
+    assert_eq!(claimed.len(), written.len());
+    for event in &written {
+        let read = claimed.iter().find(|d| d.event.id == event.id).expect("claimed");
+        assert_eq!(&read.event, event);
+    }
 }

@@ -365,7 +365,7 @@ impl ClaimedMessage {
             id: EventId::new_random(),
             workspace_id: self.workspace_id,
             event_type: EventType::RespondentAcknowledged,
-            aggregate: "respondent",
+            aggregate: crate::webhooks::models::aggregate::RESPONDENT,
             aggregate_id: self.recipient.id.0,
             payload,
             occurred_at: at,

@@ -39,6 +39,20 @@ pub const CLAIM_BATCH: u32 = 256;
 /// most this many.
 pub const DELIVERIES_IN_FLIGHT: usize = 768;
 
+/// What an event is about, as its envelope's `aggregate` names it.
+pub mod aggregate {
+    /// A respondent session (`feedback.received`, `feedback.analyzed`).
+    pub const CONVERSATION: &str = "conversation";
+    /// An attached respondent (`respondent.acknowledged`).
+    pub const RESPONDENT: &str = "respondent";
+    /// An export (`export.ready`).
+    pub const EXPORT: &str = "export";
+    /// An endpoint (`webhook.test`).
+    pub const WEBHOOK: &str = "webhook";
+    /// Every aggregate an event can name; stores read them back against this list.
+    pub const ALL: [&str; 4] = [CONVERSATION, RESPONDENT, EXPORT, WEBHOOK];
+}
+
 /// How long events and their delivery trail are kept once nothing is left to attempt.
 pub const EVENT_RETENTION: Duration = Duration::days(30);
 
@@ -163,7 +177,7 @@ pub struct NewEvent {
     pub id: EventId,
     pub workspace_id: WorkspaceId,
     pub event_type: EventType,
-    /// What the event is about, e.g. `conversation`.
+    /// What the event is about: one of [`aggregate::ALL`].
     pub aggregate: &'static str,
     pub aggregate_id: uuid::Uuid,
     pub payload: Map<String, Value>,

@@ -167,7 +167,7 @@ where
             id: EventId::new_random(),
             workspace_id: workspace,
             event_type: EventType::WebhookTest,
-            aggregate: "webhook",
+            aggregate: crate::webhooks::models::aggregate::WEBHOOK,
             aggregate_id: id.0,
             payload,
             occurred_at: self.clock.now(),
