@@ -601,3 +601,66 @@ async fn finished_events_leave_the_database_after_thirty_days() {
     assert_eq!(left[0]["status"], "FAILED", "a delivery still to attempt keeps its event");
     assert_eq!((app.count_rows("webhook_events").await, app.count_rows("webhook_attempts").await), (1, 1));
 }
+
+/// Every delivery's body matches, key for key, the event its type names in the document's
+/// `webhooks` section: a generated receiver can parse what is sent.
+#[tokio::test]
+async fn every_delivery_matches_its_event_in_the_documents_webhooks_section() {
+    let app = webhook_app(Duration::from_millis(50)).await;
+    let receiver = Receiver::start().await;
+    let (partner, hooks) = webhook_partner(&app).await;
+    let (hook, secret) = subscribed(&app, &hooks.key, &receiver.url, &[]).await;
+    receiver.set_secret(&secret);
+    let campaign = app.live_campaign(&partner.key.key).await;
+    let question = campaign["survey"]["questions"][0]["id"].as_str().expect("a question");
+    app.respond(code_of(&campaign), &json!({}), &[(question, json!(4))]).await;
+    app.analyze().await;
+    assert_eq!(app.simulate_webhook(&hooks.key, id(&hook)).await.status(), 201);
+    let exporter = app.create_key_with(Some(partner.business), &["channel:export"], &[partner.workspace], None).await;
+    app.export_worker_beats().await;
+    let export = app.request_export(&exporter.key, id(&campaign), &json!({"format": "json"})).await;
+    assert_eq!(export.status(), 202);
+    let export: Value = export.json().await.expect("json");
+    app.ready_export(&exporter.key, id(&export)).await;
+
+    let delivered = receiver.wait_for(4).await;
+    let document: Value = app
+        .client
+        .get(app.url("/api/v1/channel/openapi.json"))
+        .send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("json");
+    let types: HashSet<String> =
+        delivered.iter().map(|r| r.json()["type"].as_str().expect("type").to_owned()).collect();
+    let expected = ["feedback.received", "feedback.analyzed", "webhook.test", "export.ready"];
+    assert_eq!(types, expected.iter().map(|t| (*t).to_owned()).collect());
+    for request in &delivered {
+        let body = request.json();
+        let event_type = body["type"].as_str().expect("type");
+        let operation = &document["webhooks"][event_type]["post"];
+        let reference = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"].as_str();
+        let reference = reference.unwrap_or_else(|| panic!("{event_type} is in the webhooks section"));
+        let schema = json!({"$ref": reference, "components": document["components"]});
+        let validator = jsonschema::options().should_validate_formats(true).build(&schema).expect("compiles");
+        let problems: Vec<String> =
+            validator.iter_errors(&body).map(|e| format!("{e} at {}", e.instance_path())).collect();
+        assert!(problems.is_empty(), "{event_type}: {problems:?}");
+        // Key for key: nothing sent that the document does not name.
+        let envelope_name = reference.rsplit('/').next().expect("a name");
+        let payload_name = envelope_name.replace("Event", "Payload");
+        for (part, name) in [(&body, envelope_name), (&body["payload"], payload_name.as_str())] {
+            let sent: HashSet<&String> = part.as_object().expect("an object").keys().collect();
+            let properties = document["components"]["schemas"][name]["properties"].as_object().expect("properties");
+            let named: HashSet<&String> = properties.keys().collect();
+            assert_eq!(sent, named, "{event_type}: {name}");
+        }
+        for header in ["x-svc-signature", "x-svc-event", "x-svc-event-type", "x-svc-delivery"] {
+            assert!(!request.header(header).is_empty(), "{event_type} carries {header}");
+            let documented = operation["parameters"].as_array().expect("parameters").iter();
+            assert!(documented.clone().any(|p| p["name"].as_str().map(str::to_lowercase).as_deref() == Some(header)));
+        }
+    }
+}

@@ -1,7 +1,9 @@
 //! The OpenAPI document, generated from the handlers and types.
 
+mod events;
 mod strict;
 
+use events::Webhooks;
 use strict::StrictRequests;
 
 use std::fmt::Write as _;
@@ -74,7 +76,7 @@ use crate::{apps, health, page, public};
     ),
     servers((url = "/", description = "The server that serves this document")),
     components(schemas(ErrorBody)),
-    modifiers(&Security, &ErrorCatalog, &EveryRefusal, &StrictRequests),
+    modifiers(&Security, &ErrorCatalog, &EveryRefusal, &StrictRequests, &Webhooks),
     tags(
         (name = "identity", description = "The calling key and its workspaces"),
         (name = "campaigns", description = "Provisioning, audiences and launch"),

@@ -157,7 +157,7 @@ pub async fn invitation_page() -> HttpResponse {
     params(("name" = String, Path, description = "A name the page's HTML refers to, such as `page-<hash>.js`")),
     responses(
         (status = 200, description = "The asset, cached for a year (`immutable`)", content(
-            (String = "text/javascript"), (String = "text/css"), (String = "image/svg+xml")
+            (String = "text/javascript"), (String = "text/css"), (String = "image/svg+xml"), (String = "font/woff2")
         )),
         (status = 404, description = "NOT_FOUND: not an asset of this version", body = ErrorBody),
     )
