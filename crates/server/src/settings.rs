@@ -224,6 +224,17 @@ impl Settings {
         Self::from_lookup(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
     }
 
+    /// The base and survey URLs once the listener is bound to `bound`: one that defaulted to
+    /// `http://<PULSE_BIND>` with port 0 ("any free port") names the port actually taken, so the
+    /// links and download URLs the service writes reach it.
+    pub fn urls_bound_to(&self, bound: std::net::SocketAddr) -> (String, String) {
+        let defaulted = format!("http://{}", self.bind);
+        let resolve = |url: &str| {
+            if self.bind.port() == 0 && url == defaulted { format!("http://{bound}") } else { url.to_owned() }
+        };
+        (resolve(&self.base_url), resolve(&self.survey_url))
+    }
+
     /// # Errors
     /// As [`Settings::from_env`].
     pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
@@ -395,6 +406,19 @@ mod tests {
     fn settings(vars: &[(&str, &str)]) -> anyhow::Result<Settings> {
         let map: HashMap<String, String> = vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
         Settings::from_lookup(|name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn urls_defaulted_from_a_bind_to_any_port_name_the_port_taken() {
+        let bound: SocketAddr = "127.0.0.1:43117".parse().expect("address");
+        let any = settings(&[("PULSE_BIND", "127.0.0.1:0")]).expect("settings");
+        let taken = "http://127.0.0.1:43117".to_owned();
+        assert_eq!(any.urls_bound_to(bound), (taken.clone(), taken.clone()));
+        let survey = settings(&[("PULSE_BIND", "127.0.0.1:0"), ("PULSE_SURVEY_URL", "https://survey.example")]);
+        assert_eq!(survey.expect("settings").urls_bound_to(bound), (taken, "https://survey.example".to_owned()));
+        let fixed = settings(&[("PULSE_BIND", "127.0.0.1:8081")]).expect("settings");
+        let own = "http://127.0.0.1:8081".to_owned();
+        assert_eq!(fixed.urls_bound_to("127.0.0.1:8081".parse().expect("address")), (own.clone(), own));
     }
 
     #[test]

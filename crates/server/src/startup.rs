@@ -198,6 +198,9 @@ impl Application {
     /// # Errors
     /// When the master key is missing, the pool cannot be built or the address cannot be bound.
     pub fn build(settings: &Settings, clock: AppClock) -> anyhow::Result<Self> {
+        let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
+        let port = listener.local_addr()?.port();
+        let (base_url, survey_url) = settings.urls_bound_to(listener.local_addr()?);
         let master = master_key_from(settings)?;
         let crypto = Arc::new(RingCrypto::new(&master));
         let launch_tokens = Arc::new(JwtLaunchTokens::new(&master));
@@ -215,8 +218,8 @@ impl Application {
             senders_from(settings)?,
             crypto.clone(),
             clock.clone(),
-            &settings.survey_url,
-            &settings.base_url,
+            &survey_url,
+            &base_url,
             settings.outreach.reminders.clone(),
         );
         let results = || Results::new(store.clone(), crypto.clone(), clock.clone(), LexiconAnalyzer::new().info());
@@ -230,7 +233,7 @@ impl Application {
                 crypto.clone(),
                 clock.clone(),
                 launch_tokens.clone(),
-                &settings.survey_url,
+                &survey_url,
                 outreach.senders(),
             ),
             respondents: Respondents::new(store.clone(), crypto.clone(), clock.clone(), launch_tokens),
@@ -256,7 +259,7 @@ impl Application {
                 crypto.clone(),
                 clock.clone(),
                 results(),
-                &settings.base_url,
+                &base_url,
             ),
             outreach,
             studio_tokens: studio_tokens_from(settings),
@@ -264,8 +267,6 @@ impl Application {
             network: NetworkPolicy { trusted_proxies: settings.trusted_proxies.clone() },
             health: store,
         });
-        let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
-        let port = listener.local_addr()?.port();
         let app_state = state.clone();
         let server =
             HttpServer::new(move || pulse_api::app(app_state.clone())).listen(listener)?.shutdown_timeout(10).run();
