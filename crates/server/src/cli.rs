@@ -220,7 +220,8 @@ async fn serve(settings: Settings, dev: bool) -> anyhow::Result<()> {
         tracing::warn!("PULSE_RATE_LIMITS=off: every quota and rate limit is lifted; for load tests only");
     }
     let app = Application::build(&settings, AppClock::System(SystemClock))?;
-    tracing::info!(port = app.port(), base_url = %settings.base_url, "pulse is listening");
+    let (base_url, _) = settings.urls_bound_to(std::net::SocketAddr::new(settings.bind.ip(), app.port()));
+    tracing::info!(port = app.port(), base_url = %base_url, "pulse is listening");
     app.run_until_stopped().await
 }
 

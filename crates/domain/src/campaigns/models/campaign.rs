@@ -84,6 +84,15 @@ impl Transition {
             Transition::Close => "close",
         }
     }
+
+    /// The change as done to a campaign, for refusals ("cannot be paused").
+    pub const fn done(self) -> &'static str {
+        match self {
+            Transition::Pause => "paused",
+            Transition::Resume => "resumed",
+            Transition::Close => "closed",
+        }
+    }
 }
 
 /// Who may answer: anyone with the public link, or (closed) only invited respondents, minted

@@ -89,5 +89,5 @@ fn refused(transition: Transition, from: CampaignStatus) -> Error {
         CampaignStatus::Closed => "closing is final",
         CampaignStatus::Active | CampaignStatus::Paused => "the change does not apply",
     };
-    Error::refused(ErrorCode::Conflict, format!("a {} campaign cannot {}: {why}", from.as_str(), transition.as_str()))
+    Error::refused(ErrorCode::Conflict, format!("a {} campaign cannot be {}: {why}", from.as_str(), transition.done()))
 }
