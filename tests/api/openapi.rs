@@ -68,6 +68,7 @@ async fn the_document_is_served_without_a_key_and_lists_every_route() {
         "POST /u/{token}",
         "GET /healthz",
         "GET /readyz",
+        "GET /metrics",
     ]
     .into_iter()
     .map(str::to_owned)
@@ -134,6 +135,7 @@ fn every_operation_has_its_own_id_and_the_refusals_any_route_of_its_kind_can_giv
         }
         let from_the_binary_alone = [
             "get /healthz",
+            "get /metrics",
             "get /api/v1/channel/openapi.json",
             "get /assets/{name}",
             "get /p/{code}",

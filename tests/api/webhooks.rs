@@ -624,6 +624,12 @@ async fn every_delivery_matches_its_event_in_the_documents_webhooks_section() {
     app.ready_export(&exporter.key, id(&export)).await;
 
     let delivered = receiver.wait_for(4).await;
+    let metrics = app.client.get(app.url("/metrics")).send().await.expect("request").text().await.expect("text");
+    let attempts = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix(r#"pulse_webhook_attempts_total{outcome="DELIVERED"} "#))
+        .and_then(|v| v.parse::<f64>().ok());
+    assert!(attempts.is_some_and(|n| n >= 3.0), "attempts are counted by outcome: {attempts:?}");
     let document: Value = app
         .client
         .get(app.url("/api/v1/channel/openapi.json"))

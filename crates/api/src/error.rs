@@ -99,6 +99,11 @@ impl ResponseError for ApiError {
     fn error_response(&self) -> HttpResponse<BoxBody> {
         match &self.0 {
             Error::Refused(refusal) => {
+                if refusal.code == ErrorCode::RateLimited {
+                    // A limit no window resets (a business's workspace count) carries no state.
+                    let family = refusal.rate_limit.map_or("workspaces_per_business", |s| s.family);
+                    metrics::counter!(crate::metrics::QUOTA_REFUSALS, "family" => family).increment(1);
+                }
                 let mut response = envelope(refusal.code, &refusal.description);
                 if let Some(state) = &refusal.rate_limit {
                     insert_rate_limit_headers(&mut response, state, true);

@@ -5,6 +5,7 @@ pub mod apps;
 pub mod channel;
 pub mod error;
 pub mod health;
+pub mod metrics;
 pub mod middleware;
 pub mod openapi;
 pub mod page;
@@ -24,6 +25,7 @@ pub const DEFAULT_BODY_LIMIT: usize = 64 * 1024;
 
 /// Mounts every route family and the framework-level error handling on an `App`.
 pub fn configure<P: Platform>(state: web::Data<AppState<P>>) -> impl FnOnce(&mut web::ServiceConfig) {
+    let serve_metrics = state.metrics.on_main_listener;
     move |cfg| {
         cfg.app_data(state)
             .app_data(web::PayloadConfig::new(DEFAULT_BODY_LIMIT))
@@ -33,8 +35,33 @@ pub fn configure<P: Platform>(state: web::Data<AppState<P>>) -> impl FnOnce(&mut
             .configure(public::configure::<P>)
             .configure(apps::configure::<P>)
             .configure(page::configure::<P>)
+            .configure(|cfg| {
+                if serve_metrics {
+                    metrics::configure::<P>(cfg);
+                }
+            })
             .default_service(web::to(unknown_route));
     }
+}
+
+/// The listener of `PULSE_METRICS_BIND`: `/metrics` only, with the same middleware.
+pub fn metrics_app<P: Platform>(
+    state: web::Data<AppState<P>>,
+) -> App<
+    impl actix_web::dev::ServiceFactory<
+        actix_web::dev::ServiceRequest,
+        Config = (),
+        Response = actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    App::new()
+        .app_data(state)
+        .configure(metrics::configure::<P>)
+        .default_service(web::to(unknown_route))
+        .wrap(ErrorHandlers::new().default_handler(error::envelope_framework_errors))
+        .wrap(from_fn(middleware::request_context))
 }
 
 /// The application with its middleware, ready for `HttpServer::new`.

@@ -1,4 +1,5 @@
-//! What wraps every request: a request id, one log line, and a 500 envelope instead of a panic.
+//! What wraps every request: a request id, one log line, its metrics, and a 500 envelope instead
+//! of a panic.
 
 use std::panic::AssertUnwindSafe;
 use std::time::Instant;
@@ -41,6 +42,7 @@ pub async fn request_context(
             tracing::error!("handler panicked");
             tracing::info!(status = 500, elapsed_ms = elapsed_ms(), "request finished");
         });
+        record(route, &method, 500, started);
         // The request went down with the handler, so the answer travels as an error.
         return Err(Panicked { request_id }.into());
     };
@@ -50,7 +52,17 @@ pub async fn request_context(
     }
     let status = response.status().as_u16();
     span.in_scope(|| tracing::info!(status, elapsed_ms = elapsed_ms(), "request finished"));
+    record(route, &method, status, started);
     Ok(response)
+}
+
+/// Counts the request and its latency under its route pattern (never its path), method and status.
+fn record(route: String, method: &actix_web::http::Method, status: u16, started: Instant) {
+    let method = crate::metrics::method_label(method);
+    metrics::counter!(crate::metrics::REQUESTS, "route" => route.clone(), "method" => method, "status" => status.to_string())
+        .increment(1);
+    metrics::histogram!(crate::metrics::REQUEST_DURATION, "route" => route, "method" => method)
+        .record(started.elapsed().as_secs_f64());
 }
 
 /// The answer to a request whose handler panicked: the 500 envelope, with the request id.

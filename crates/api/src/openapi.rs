@@ -73,6 +73,7 @@ use crate::{apps, health, page, public};
         openapi_json,
         health::healthz,
         health::readyz,
+        crate::metrics::metrics,
     ),
     servers((url = "/", description = "The server that serves this document")),
     components(schemas(ErrorBody)),
@@ -126,8 +127,8 @@ impl Modify for ErrorCatalog {
 }
 
 /// Operations that answer from the binary alone: no database, no worker, nothing that can fail.
-const STATIC_OPERATIONS: [&str; 5] =
-    ["healthz", "getOpenApiDocument", "openSurveyPage", "openInvitationPage", "getPageAsset"];
+const STATIC_OPERATIONS: [&str; 6] =
+    ["healthz", "getMetrics", "getOpenApiDocument", "openSurveyPage", "openInvitationPage", "getPageAsset"];
 
 /// Statuses every route of a kind can answer, documented once here rather than on each route, so
 /// a new route cannot forget them: `500` (a failure on our side) and `503` (the database or

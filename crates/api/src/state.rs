@@ -19,7 +19,7 @@ use pulse_domain::sessions::ports::SessionStore;
 use pulse_domain::sessions::service::Respondents;
 use pulse_domain::shared::clock::Clock;
 use pulse_domain::shared::crypto::Crypto;
-use pulse_domain::shared::health::HealthCheck;
+use pulse_domain::shared::health::{Backlogs, HealthCheck};
 use pulse_domain::studio::ports::StudioTokens;
 use pulse_domain::tenancy::ports::TenancyRepository;
 use pulse_domain::tenancy::service::Tenancy;
@@ -33,6 +33,7 @@ pub trait Platform: Send + Sync + 'static {
         + IdempotencyStore
         + QuotaCounter
         + HealthCheck
+        + Backlogs
         + CampaignRepository
         + LaunchRepository
         + SessionStore
@@ -103,4 +104,5 @@ pub struct AppState<P: Platform> {
     pub clock: P::Clock,
     pub network: NetworkPolicy,
     pub health: P::Store,
+    pub metrics: crate::metrics::MetricsExport,
 }

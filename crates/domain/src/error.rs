@@ -180,6 +180,8 @@ impl fmt::Display for ErrorCode {
 /// The state of a metered quota window, for `RateLimit-*` and `Retry-After` headers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RateLimitState {
+    /// What is limited: a quota family's name, or `heartbeat`, `download_fetch`, `max_responses`.
+    pub family: &'static str,
     pub limit: u32,
     pub remaining: u32,
     /// Seconds until the window resets.

@@ -26,6 +26,8 @@ pub enum LogFormat {
 pub struct Settings {
     pub database_url: String,
     pub bind: SocketAddr,
+    /// Where `/metrics` is served instead of the main listener (`PULSE_METRICS_BIND`).
+    pub metrics_bind: Option<SocketAddr>,
     pub base_url: String,
     pub survey_url: String,
     pub master_key: Option<SecretString>,
@@ -240,6 +242,9 @@ impl Settings {
     pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
         let bind_text = var("PULSE_BIND").unwrap_or_else(|| DEFAULT_BIND.to_owned());
         let bind = bind_text.parse().with_context(|| format!("PULSE_BIND `{bind_text}` is not host:port"))?;
+        let metrics_bind = var("PULSE_METRICS_BIND")
+            .map(|text| text.parse().with_context(|| format!("PULSE_METRICS_BIND `{text}` is not host:port")))
+            .transpose()?;
         let base_url = var("PULSE_BASE_URL").unwrap_or_else(|| format!("http://{bind_text}"));
         let base_url = base_url.trim_end_matches('/').to_owned();
         let survey_url =
@@ -290,6 +295,7 @@ impl Settings {
             trusted_proxies,
             database_url: var("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned()),
             bind,
+            metrics_bind,
             base_url,
             survey_url,
             master_key: var("PULSE_MASTER_KEY").map(SecretString::from),

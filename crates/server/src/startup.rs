@@ -2,13 +2,15 @@
 //! can start the real thing on a free port.
 
 use std::net::TcpListener;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use actix_web::dev::Server;
 use actix_web::{HttpServer, web};
 use anyhow::Context as _;
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use pulse_analysis::LexiconAnalyzer;
+use pulse_api::metrics::MetricsExport;
 use pulse_api::{AppState, NetworkPolicy, Platform};
 use pulse_clock::SystemClock;
 use pulse_crypto::{JwtLaunchTokens, JwtStudioTokens, MasterKey, RingCrypto};
@@ -183,6 +185,8 @@ pub fn store_from(settings: &Settings) -> anyhow::Result<PgStore> {
 pub struct Application {
     port: u16,
     server: Server,
+    metrics_server: Option<Server>,
+    metrics_server_port: Option<u16>,
     state: web::Data<ServerState>,
     dispatcher: Arc<ServerDispatcher>,
     webhook_poll: Duration,
@@ -200,6 +204,11 @@ impl Application {
     pub fn build(settings: &Settings, clock: AppClock) -> anyhow::Result<Self> {
         let listener = TcpListener::bind(settings.bind).with_context(|| format!("binding {}", settings.bind))?;
         let port = listener.local_addr()?.port();
+        let metrics_listener = settings
+            .metrics_bind
+            .map(|bind| TcpListener::bind(bind).with_context(|| format!("binding PULSE_METRICS_BIND {bind}")))
+            .transpose()?;
+        let metrics = MetricsExport { handle: metrics_recorder()?, on_main_listener: metrics_listener.is_none() };
         let (base_url, survey_url) = settings.urls_bound_to(listener.local_addr()?);
         let master = master_key_from(settings)?;
         let crypto = Arc::new(RingCrypto::new(&master));
@@ -266,13 +275,29 @@ impl Application {
             clock,
             network: NetworkPolicy { trusted_proxies: settings.trusted_proxies.clone() },
             health: store,
+            metrics,
         });
         let app_state = state.clone();
         let server =
             HttpServer::new(move || pulse_api::app(app_state.clone())).listen(listener)?.shutdown_timeout(10).run();
+        let metrics_server_port = metrics_listener.as_ref().map(TcpListener::local_addr).transpose()?.map(|a| a.port());
+        let metrics_server = metrics_listener
+            .map(|listener| {
+                let metrics_state = state.clone();
+                anyhow::Ok(
+                    HttpServer::new(move || pulse_api::metrics_app(metrics_state.clone()))
+                        .workers(1)
+                        .listen(listener)?
+                        .shutdown_timeout(1)
+                        .run(),
+                )
+            })
+            .transpose()?;
         Ok(Self {
             port,
             server,
+            metrics_server,
+            metrics_server_port,
             state,
             dispatcher: Arc::new(dispatcher),
             webhook_poll: settings.webhooks.poll_every,
@@ -287,6 +312,11 @@ impl Application {
         self.port
     }
 
+    /// The port of the metrics listener, when `PULSE_METRICS_BIND` gave it one.
+    pub fn metrics_port(&self) -> Option<u16> {
+        self.metrics_server_port
+    }
+
     /// Serves until SIGTERM or SIGINT, then lets in-flight requests finish and stops the workers.
     ///
     /// # Errors
@@ -299,7 +329,15 @@ impl Application {
         let analyses = tokio::spawn(workers::analyze_sessions(self.analysis, stop.clone(), self.analysis_poll));
         let exports = tokio::spawn(workers::render_exports(self.state.clone(), stop.clone(), self.export_poll));
         let messages = tokio::spawn(workers::send_messages(self.state.clone(), stop.clone(), self.outreach_poll));
+        let metrics_handle = self.metrics_server.as_ref().map(Server::handle);
+        let metrics_served = self.metrics_server.map(tokio::spawn);
         let served = self.server.await;
+        if let Some(handle) = metrics_handle {
+            handle.stop(true).await;
+        }
+        if let Some(metrics_served) = metrics_served {
+            metrics_served.await??;
+        }
         stop.cancel();
         maintenance.await?;
         deliveries.await?;
@@ -308,6 +346,24 @@ impl Application {
         messages.await?;
         Ok(served?)
     }
+}
+
+/// The process's one metrics recorder: installed by the first application built (tests build
+/// several in one process, and all of them record into it).
+fn metrics_recorder() -> anyhow::Result<PrometheusHandle> {
+    static RECORDER: OnceLock<Result<PrometheusHandle, String>> = OnceLock::new();
+    RECORDER
+        .get_or_init(|| {
+            PrometheusBuilder::new()
+                .set_buckets_for_metric(
+                    Matcher::Full(pulse_api::metrics::REQUEST_DURATION.to_owned()),
+                    &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0],
+                )
+                .and_then(PrometheusBuilder::install_recorder)
+                .map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(|e| anyhow::anyhow!("installing the metrics recorder: {e}"))
 }
 
 /// Both export formats; PDF requests are refused (503) when the report's fonts do not load.

@@ -116,6 +116,11 @@ pub async fn deliver_webhooks(dispatcher: Arc<ServerDispatcher>, stop: Cancellat
 }
 
 fn log_attempt(joined: Result<pulse_domain::Result<AttemptSummary>, JoinError>) {
+    let outcome = match &joined {
+        Ok(Ok(a)) => a.status.as_str(),
+        Ok(Err(_)) | Err(_) => "unrecorded",
+    };
+    metrics::counter!("pulse_webhook_attempts_total", "outcome" => outcome).increment(1);
     match joined {
         Ok(Ok(a)) => tracing::info!(
             delivery = %a.delivery,

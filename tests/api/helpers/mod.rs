@@ -68,6 +68,8 @@ pub const START: OffsetDateTime = datetime!(2026-03-02 10:00:00 UTC);
 
 pub struct TestApp {
     pub address: String,
+    /// The metrics listener's address, when the settings gave it one.
+    pub metrics_address: Option<String>,
     pub clock: SettableClock,
     pub client: reqwest::Client,
     pub settings: Settings,
@@ -116,6 +118,7 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
     let clock = SettableClock::new(START);
     let app = Application::build(&settings, AppClock::Settable(clock.clone())).expect("build the application");
     let address = format!("http://127.0.0.1:{}", app.port());
+    let metrics_address = app.metrics_port().map(|port| format!("http://127.0.0.1:{port}"));
     tokio::spawn(app.run_until_stopped());
     // The server closes a connection idle for 5 s (actix's keep-alive); a client that reused one
     // at that moment would see it cut mid-request, so the test client lets go of idle ones first.
@@ -124,7 +127,7 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
         .pool_idle_timeout(std::time::Duration::from_secs(2))
         .build()
         .expect("client");
-    TestApp { address, clock, client, settings, db }
+    TestApp { address, metrics_address, clock, client, settings, db }
 }
 
 impl TestApp {

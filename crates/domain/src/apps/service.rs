@@ -498,6 +498,7 @@ fn admitted(outcome: BeatOutcome, refused: impl Fn() -> Error) -> Result<BeatRec
                 HEARTBEAT_RATE.burst
             ),
             rate_limit: Some(RateLimitState {
+                family: "heartbeat",
                 limit: HEARTBEAT_RATE.burst,
                 remaining: 0,
                 // Rounded up: a client that waits exactly this long is admitted.

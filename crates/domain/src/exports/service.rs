@@ -207,7 +207,12 @@ where
                 description: format!(
                     "this link was fetched {FETCHES_PER_LINK_HOUR} times this hour; read the export again for a new link"
                 ),
-                rate_limit: Some(RateLimitState { limit: FETCHES_PER_LINK_HOUR, remaining: 0, reset_secs }),
+                rate_limit: Some(RateLimitState {
+                    family: "download_fetch",
+                    limit: FETCHES_PER_LINK_HOUR,
+                    remaining: 0,
+                    reset_secs,
+                }),
             }));
         }
         let bytes = self.store.get(record.id).await?.ok_or_else(gone)?;

@@ -33,7 +33,8 @@ impl<Q: QuotaCounter, K: Clock> Quotas<Q, K> {
         let count = self.counter.hit(subject, family, start).await?;
         let limit = self.policy.hourly(family);
         let reset_secs = u64::try_from((start + WINDOW - now).whole_seconds()).unwrap_or(0).max(1);
-        let state = RateLimitState { limit, remaining: limit.saturating_sub(count), reset_secs };
+        let state =
+            RateLimitState { family: family.as_str(), limit, remaining: limit.saturating_sub(count), reset_secs };
         if count > limit {
             return Err(Error::Refused(Refusal {
                 code: ErrorCode::RateLimited,

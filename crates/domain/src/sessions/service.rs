@@ -334,7 +334,12 @@ where
             return Err(Error::Refused(Refusal {
                 code: ErrorCode::RateLimited,
                 description: "responses are paused for this campaign: it has all the responses it asked for".into(),
-                rate_limit: Some(RateLimitState { limit: max, remaining: 0, reset_secs: 3600 }),
+                rate_limit: Some(RateLimitState {
+                    family: "max_responses",
+                    limit: max,
+                    remaining: 0,
+                    reset_secs: 3600,
+                }),
             }));
         }
         Ok(())

@@ -64,6 +64,7 @@ pub trait Store:
     + SessionStore
     + AppRepository
     + WebhookRepository
+    + pulse_domain::shared::health::Backlogs
     + AnalysisRepository
     + ResultsRepository
     + ExportRepository
@@ -83,6 +84,7 @@ impl<T> Store for T where
         + SessionStore
         + AppRepository
         + WebhookRepository
+        + pulse_domain::shared::health::Backlogs
         + AnalysisRepository
         + ResultsRepository
         + ExportRepository
@@ -323,6 +325,7 @@ macro_rules! contract_suite {
             }
             analysis {
                 a_finished_sessions_job_is_claimed_once_per_lease_and_released_by_its_holder,
+                the_backlog_counts_due_work_and_the_age_of_the_oldest,
             }
             results {
                 tallied_results_equal_results_computed_from_every_answer,

@@ -18,18 +18,19 @@ use pulse_domain::analysis::models::{Rejection, StepResult, Verdict};
 use pulse_domain::apps::models::{Activity, AppFacts, DeviceStatus, Identity};
 use pulse_domain::campaigns::models::{Campaign, CampaignCounts, CampaignOverview, LaunchKey, LaunchLink, Survey};
 use pulse_domain::error::{Error, Result};
-use pulse_domain::exports::models::ExportRecord;
+use pulse_domain::exports::models::{ExportRecord, ExportStatus};
 use pulse_domain::ids::ExportId;
 use pulse_domain::ids::{
     AppInstallId, AppUserId, BusinessId, CampaignId, DeviceId, EventId, LaunchLinkId, RespondentId, SessionId,
     SurveyId, WebhookId, WorkspaceId,
 };
+use pulse_domain::outreach::models::MessageStatus;
 use pulse_domain::quota::models::QuotaFamily;
 use pulse_domain::results::models::SessionTally;
 use pulse_domain::sessions::models::{NewSession, Progress, SessionRecord, SessionStatus, StoredAnswer};
-use pulse_domain::shared::health::HealthCheck;
+use pulse_domain::shared::health::{Backlog, Backlogs, HealthCheck, PoolState, QueueDepth};
 use pulse_domain::tenancy::models::{ApiKeyRecord, Business, Workspace};
-use pulse_domain::webhooks::models::{DeliveryView, NewEvent, Subscription};
+use pulse_domain::webhooks::models::{DeliveryStatus, DeliveryView, NewEvent, Subscription};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use time::OffsetDateTime;
@@ -270,5 +271,45 @@ impl MemoryStore {
 impl HealthCheck for MemoryStore {
     async fn ping(&self) -> Result<()> {
         Ok(())
+    }
+}
+
+impl Backlogs for MemoryStore {
+    async fn backlog(&self, now: OffsetDateTime) -> Result<Backlog> {
+        let state = self.state();
+        let depth = |since: Vec<OffsetDateTime>| QueueDepth {
+            due: since.len() as u64,
+            oldest_secs: since.iter().min().map_or(0.0, |oldest| (now - *oldest).as_seconds_f64().max(0.0)),
+        };
+        let webhooks = state
+            .deliveries
+            .iter()
+            .filter(|d| matches!(d.view.status, DeliveryStatus::Pending | DeliveryStatus::Failed))
+            .filter_map(|d| d.view.next_attempt_at.filter(|at| *at <= now))
+            .collect();
+        let analyses = state.analysis_jobs.values().filter_map(|j| j.due_at.filter(|at| *at <= now)).collect();
+        let exports = state
+            .exports
+            .values()
+            .filter(|e| matches!(e.record.status, ExportStatus::Queued | ExportStatus::Running))
+            .map(|e| e.record.created_at)
+            .collect();
+        let messages = state
+            .messages
+            .iter()
+            .filter(|m| m.status == MessageStatus::Queued && m.due_at <= now)
+            .map(|m| m.due_at)
+            .collect();
+        Ok(Backlog {
+            webhook_deliveries: depth(webhooks),
+            analyses: depth(analyses),
+            exports: depth(exports),
+            outreach_messages: depth(messages),
+        })
+    }
+
+    /// The memory store holds no connections.
+    fn pool_state(&self) -> PoolState {
+        PoolState::default()
     }
 }
