@@ -25,4 +25,5 @@ mod results;
 mod secrets;
 mod signed_tokens;
 mod studio;
+mod timeouts;
 mod webhooks;

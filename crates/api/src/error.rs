@@ -40,6 +40,7 @@ pub const fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
         ErrorCode::Conflict
         | ErrorCode::RefConflict
         | ErrorCode::CampaignNotCollecting

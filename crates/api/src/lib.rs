@@ -76,8 +76,11 @@ pub fn app<P: Platform>(
         InitError = (),
     >,
 > {
+    let body_timeout = web::Data::new(middleware::BodyTimeout(state.body_timeout));
     App::new()
+        .app_data(body_timeout)
         .configure(configure(state))
+        .wrap(from_fn(middleware::body_deadline))
         .wrap(ErrorHandlers::new().default_handler(error::envelope_framework_errors))
         .wrap(from_fn(middleware::request_context))
 }

@@ -1,15 +1,23 @@
 //! What wraps every request: a request id, one log line, its metrics, and a 500 envelope instead
 //! of a panic.
 
+use std::future::Future as _;
 use std::panic::AssertUnwindSafe;
-use std::time::Instant;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use actix_web::body::{BoxBody, MessageBody};
-use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::error::PayloadError;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
-use actix_web::{HttpResponse, ResponseError};
-use futures_util::FutureExt as _;
+use actix_web::rt::time::{Sleep, sleep};
+use actix_web::web::{Bytes, Data};
+use actix_web::{HttpMessage as _, HttpResponse, ResponseError};
+use futures_util::{FutureExt as _, Stream};
 use pulse_domain::ErrorCode;
 use tracing::Instrument as _;
 use uuid::Uuid;
@@ -84,5 +92,56 @@ impl ResponseError for Panicked {
             response.headers_mut().insert(HeaderName::from_static(REQUEST_ID), value);
         }
         response
+    }
+}
+
+/// How long a request's body may take to arrive, counted from when its head was read.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyTimeout(pub Duration);
+
+/// Cuts off a body that trickles: once [`BodyTimeout`] has passed, the body stream ends with an
+/// error, and the answer is the `408 REQUEST_TIMEOUT` envelope whatever the handler made of it.
+///
+/// # Errors
+/// Those of the inner service, unchanged.
+pub async fn body_deadline(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let limit = req.app_data::<Data<BodyTimeout>>().map(|t| t.0);
+    let Some(limit) = limit else { return Ok(next.call(req).await?.map_into_boxed_body()) };
+    let timed_out = Arc::new(AtomicBool::new(false));
+    let payload =
+        TimedPayload { inner: req.take_payload(), deadline: Box::pin(sleep(limit)), timed_out: Arc::clone(&timed_out) };
+    req.set_payload(Payload::from(Box::pin(payload) as Pin<Box<dyn Stream<Item = Result<Bytes, PayloadError>>>>));
+    let response = next.call(req).await?;
+    if timed_out.load(Ordering::Acquire) {
+        let (request, _) = response.into_parts();
+        let answer = envelope(ErrorCode::RequestTimeout, "the request body did not arrive in time; send it again");
+        return Ok(ServiceResponse::new(request, answer));
+    }
+    Ok(response.map_into_boxed_body())
+}
+
+/// A request body that fails once its deadline passes.
+struct TimedPayload {
+    inner: Payload,
+    deadline: Pin<Box<Sleep>>,
+    timed_out: Arc<AtomicBool>,
+}
+
+impl Stream for TimedPayload {
+    type Item = Result<Bytes, PayloadError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if let Poll::Ready(item) = Pin::new(&mut self.inner).poll_next(cx) {
+            return Poll::Ready(item);
+        }
+        if self.deadline.as_mut().poll(cx).is_ready() {
+            self.timed_out.store(true, Ordering::Release);
+            let cut = std::io::Error::new(std::io::ErrorKind::TimedOut, "the request body did not arrive in time");
+            return Poll::Ready(Some(Err(PayloadError::Io(cut))));
+        }
+        Poll::Pending
     }
 }

@@ -105,4 +105,6 @@ pub struct AppState<P: Platform> {
     pub network: NetworkPolicy,
     pub health: P::Store,
     pub metrics: crate::metrics::MetricsExport,
+    /// How long a request body may take to arrive (`PULSE_BODY_TIMEOUT_SECS`).
+    pub body_timeout: std::time::Duration,
 }

@@ -14,6 +14,7 @@ pub enum ErrorCode {
     MethodNotAllowed,
     UnsupportedMediaType,
     PayloadTooLarge,
+    RequestTimeout,
     Conflict,
     RefConflict,
     LaunchSignatureRequired,
@@ -33,7 +34,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in catalog order (for documentation and the OpenAPI document).
-    pub const ALL: [ErrorCode; 24] = [
+    pub const ALL: [ErrorCode; 25] = [
         ErrorCode::Unauthenticated,
         ErrorCode::InsufficientPermission,
         ErrorCode::NoOrg,
@@ -43,6 +44,7 @@ impl ErrorCode {
         ErrorCode::MethodNotAllowed,
         ErrorCode::UnsupportedMediaType,
         ErrorCode::PayloadTooLarge,
+        ErrorCode::RequestTimeout,
         ErrorCode::Conflict,
         ErrorCode::RefConflict,
         ErrorCode::LaunchSignatureRequired,
@@ -71,6 +73,7 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             ErrorCode::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
             ErrorCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            ErrorCode::RequestTimeout => "REQUEST_TIMEOUT",
             ErrorCode::Conflict => "CONFLICT",
             ErrorCode::RefConflict => "REF_CONFLICT",
             ErrorCode::LaunchSignatureRequired => "LAUNCH_SIGNATURE_REQUIRED",
@@ -100,6 +103,7 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => "Method not allowed",
             ErrorCode::UnsupportedMediaType => "Unsupported media type",
             ErrorCode::PayloadTooLarge => "Request body too large",
+            ErrorCode::RequestTimeout => "Request too slow",
             ErrorCode::Conflict => "Conflict",
             ErrorCode::RefConflict => "Reference conflict",
             ErrorCode::LaunchSignatureRequired => "Signed launch required",
@@ -136,6 +140,7 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => "The route exists but not with this HTTP method.",
             ErrorCode::UnsupportedMediaType => "A request body was sent without Content-Type: application/json.",
             ErrorCode::PayloadTooLarge => "The request body is larger than the route accepts.",
+            ErrorCode::RequestTimeout => "The request body did not arrive in time; send the request again.",
             ErrorCode::Conflict => {
                 "Idempotency-Key reused with a different body, or the first request with it is still in flight; a concurrent register of the same app device went first; or a campaign change (launch, pause, resume) that its status does not allow."
             }

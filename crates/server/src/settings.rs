@@ -28,6 +28,11 @@ pub struct Settings {
     pub bind: SocketAddr,
     /// Where `/metrics` is served instead of the main listener (`PULSE_METRICS_BIND`).
     pub metrics_bind: Option<SocketAddr>,
+    /// How long a client may take to send a request's head (`PULSE_HEADER_TIMEOUT_SECS`).
+    pub header_timeout: std::time::Duration,
+    /// How long a client may take to send a request's body once its head is read
+    /// (`PULSE_BODY_TIMEOUT_SECS`).
+    pub body_timeout: std::time::Duration,
     pub base_url: String,
     pub survey_url: String,
     pub master_key: Option<SecretString>,
@@ -242,6 +247,8 @@ impl Settings {
     pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
         let bind_text = var("PULSE_BIND").unwrap_or_else(|| DEFAULT_BIND.to_owned());
         let bind = bind_text.parse().with_context(|| format!("PULSE_BIND `{bind_text}` is not host:port"))?;
+        let header_timeout = seconds(&var, "PULSE_HEADER_TIMEOUT_SECS", 5, 1..=60)?;
+        let body_timeout = seconds(&var, "PULSE_BODY_TIMEOUT_SECS", 10, 1..=300)?;
         let metrics_bind = var("PULSE_METRICS_BIND")
             .map(|text| text.parse().with_context(|| format!("PULSE_METRICS_BIND `{text}` is not host:port")))
             .transpose()?;
@@ -296,6 +303,8 @@ impl Settings {
             database_url: var("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned()),
             bind,
             metrics_bind,
+            header_timeout,
+            body_timeout,
             base_url,
             survey_url,
             master_key: var("PULSE_MASTER_KEY").map(SecretString::from),
@@ -403,6 +412,22 @@ fn parse_quotas(mut policy: QuotaPolicy, spec: &str) -> anyhow::Result<QuotaPoli
     Ok(policy)
 }
 
+/// A whole number of seconds from `name`, within `range`, or `default`.
+fn seconds(
+    var: &impl Fn(&str) -> Option<String>,
+    name: &str,
+    default: u64,
+    range: std::ops::RangeInclusive<u64>,
+) -> anyhow::Result<std::time::Duration> {
+    let secs = match var(name) {
+        None => default,
+        Some(text) => text.parse::<u64>().ok().filter(|s| range.contains(s)).with_context(|| {
+            format!("{name} must be a whole number of seconds from {} to {}", range.start(), range.end())
+        })?,
+    };
+    Ok(std::time::Duration::from_secs(secs))
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
@@ -425,6 +450,20 @@ mod tests {
         let fixed = settings(&[("PULSE_BIND", "127.0.0.1:8081")]).expect("settings");
         let own = "http://127.0.0.1:8081".to_owned();
         assert_eq!(fixed.urls_bound_to("127.0.0.1:8081".parse().expect("address")), (own.clone(), own));
+    }
+
+    #[test]
+    fn client_timeouts_are_whole_seconds_in_range() {
+        let s = settings(&[]).expect("defaults");
+        assert_eq!((s.header_timeout.as_secs(), s.body_timeout.as_secs()), (5, 10));
+        let s = settings(&[("PULSE_HEADER_TIMEOUT_SECS", "2"), ("PULSE_BODY_TIMEOUT_SECS", "30")]).expect("set");
+        assert_eq!((s.header_timeout.as_secs(), s.body_timeout.as_secs()), (2, 30));
+        for (name, bad) in
+            [("PULSE_HEADER_TIMEOUT_SECS", "0"), ("PULSE_BODY_TIMEOUT_SECS", "301"), ("PULSE_BODY_TIMEOUT_SECS", "1.5")]
+        {
+            let error = settings(&[(name, bad)]).err().expect("refused").to_string();
+            assert!(error.contains(name), "{error}");
+        }
     }
 
     #[test]

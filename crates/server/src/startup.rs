@@ -276,10 +276,16 @@ impl Application {
             network: NetworkPolicy { trusted_proxies: settings.trusted_proxies.clone() },
             health: store,
             metrics,
+            body_timeout: settings.body_timeout,
         });
         let app_state = state.clone();
-        let server =
-            HttpServer::new(move || pulse_api::app(app_state.clone())).listen(listener)?.shutdown_timeout(10).run();
+        // A head that trickles is cut off by actix itself (408, no body: no hook reaches it); a body
+        // that trickles by the body deadline middleware, with the envelope.
+        let server = HttpServer::new(move || pulse_api::app(app_state.clone()))
+            .client_request_timeout(settings.header_timeout)
+            .listen(listener)?
+            .shutdown_timeout(10)
+            .run();
         let metrics_server_port = metrics_listener.as_ref().map(TcpListener::local_addr).transpose()?.map(|a| a.port());
         let metrics_server = metrics_listener
             .map(|listener| {
