@@ -141,6 +141,7 @@ fn every_operation_has_its_own_id_and_the_refusals_any_route_of_its_kind_can_giv
             "get /p/{code}",
             "get /s/{code}/{nonce}",
         ];
+        assert!(responses.contains_key("408"), "{route} does not document 408");
         if !from_the_binary_alone.contains(&route.as_str()) {
             for status in ["500", "503"] {
                 assert!(responses.contains_key(status), "{route} does not document {status}");

@@ -158,6 +158,14 @@ impl Modify for EveryRefusal {
                         Self::envelope("UNSUPPORTED_MEDIA_TYPE: the body was not sent as application/json").into()
                     });
                 }
+                // Any client can be too slow; the library answers a slow head with no body.
+                responses.entry("408".to_owned()).or_insert_with(|| {
+                    Self::envelope(
+                        "REQUEST_TIMEOUT: a body did not arrive within PULSE_BODY_TIMEOUT_SECS; a request head that \
+                         did not arrive within PULSE_HEADER_TIMEOUT_SECS gets 408 with no body",
+                    )
+                    .into()
+                });
                 let id = operation.operation_id.as_deref().unwrap_or_default();
                 if !STATIC_OPERATIONS.contains(&id) {
                     responses.entry("500".to_owned()).or_insert_with(|| {
