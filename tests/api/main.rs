@@ -21,6 +21,7 @@ mod public;
 mod quotas;
 mod readme;
 mod receiver;
+mod replica;
 mod results;
 mod secrets;
 mod signed_tokens;

@@ -468,7 +468,7 @@ impl ResultsRepository for PgStore {
         with_texts: bool,
     ) -> Result<Option<ResultsInput>> {
         let Some(overview) = self.campaign_overview(workspace, campaign).await? else { return Ok(None) };
-        let mut conn = self.conn().await?;
+        let mut conn = self.read_conn().await?;
         let pending: Count = sql_query(
             "SELECT count(*) AS n FROM sessions s
              WHERE s.campaign_id = $1 AND s.status = 'COMPLETED'
@@ -579,7 +579,7 @@ impl ResultsRepository for PgStore {
             .filter(|q| q.kind == pulse_domain::campaigns::models::QuestionKind::Text)
             .map(|q| q.id.clone())
             .collect();
-        let mut conn = self.conn().await?;
+        let mut conn = self.read_conn().await?;
         // One snapshot: the sums, the themes, the quotes and the finished sessions agree.
         let (tally, completed) = conn
             .build_transaction()
@@ -611,7 +611,7 @@ impl ResultsRepository for PgStore {
     }
 
     async fn result_phrases(&self, campaign: CampaignId, wanted: &[(Vec<u8>, Vec<u8>)]) -> Result<Vec<StoredPhrase>> {
-        let mut conn = self.conn().await?;
+        let mut conn = self.read_conn().await?;
         let rows: Vec<PhraseRow> = sql_query(
             "SELECT p.key_digest, p.label_digest, p.phrase_sealed
              FROM unnest($2::bytea[], $3::bytea[]) AS w(key_digest, label_digest)

@@ -506,7 +506,7 @@ impl AppRepository for PgStore {
         .bind::<BigInt, _>(page.after.map_or(0, |k| k.position))
         .bind::<BigInt, _>(i64::from(page.limit) + 1)
         .cached()
-        .load(&mut self.conn().await?)
+        .load(&mut self.read_conn().await?)
         .await
         .map_err(from_diesel)?;
         rows.into_iter().map(DeviceViewRow::into_domain).collect()
@@ -526,7 +526,7 @@ impl AppRepository for PgStore {
         .bind::<BigInt, _>(page.after.map_or(0, |k| k.position))
         .bind::<BigInt, _>(i64::from(page.limit) + 1)
         .cached()
-        .load(&mut self.conn().await?)
+        .load(&mut self.read_conn().await?)
         .await
         .map_err(from_diesel)?;
         rows.into_iter().map(InstallViewRow::into_domain).collect()

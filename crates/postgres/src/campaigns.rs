@@ -521,7 +521,7 @@ impl CampaignRepository for PgStore {
         if let Some(status) = status {
             query = query.filter(campaigns::status.eq(status.as_str()));
         }
-        let rows: Vec<(CampaignRow, i64)> = query.load(&mut self.conn().await?).await.map_err(from_diesel)?;
+        let rows: Vec<(CampaignRow, i64)> = query.load(&mut self.read_conn().await?).await.map_err(from_diesel)?;
         rows.into_iter().map(|(row, position)| Ok(ListedCampaign { campaign: row.into_domain()?, position })).collect()
     }
 

@@ -24,5 +24,5 @@ mod webhooks;
 mod webhooks_attempts;
 
 pub use migrate::{MIGRATIONS, pending_migrations, run_migrations};
-pub use pool::{PoolSettings, connect};
+pub use pool::{PoolSettings, connect, connect_with_reads};
 pub use store::PgStore;

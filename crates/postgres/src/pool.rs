@@ -26,18 +26,30 @@ impl Default for PoolSettings {
 /// # Errors
 /// When the pool cannot be configured.
 pub fn connect(database_url: &str, settings: &PoolSettings) -> anyhow::Result<PgStore> {
+    Ok(PgStore::new(pool(database_url, settings)?, None))
+}
+
+/// As [`connect`], with a second pool on a read-only copy of the database (a streaming replica)
+/// that results and lists read from; everything else, writes included, uses `database_url`.
+///
+/// # Errors
+/// When a pool cannot be configured.
+pub fn connect_with_reads(database_url: &str, read_url: &str, settings: &PoolSettings) -> anyhow::Result<PgStore> {
+    Ok(PgStore::new(pool(database_url, settings)?, Some(pool(read_url, settings)?)))
+}
+
+fn pool(url: &str, settings: &PoolSettings) -> anyhow::Result<Pool<AsyncPgConnection>> {
     // A checkout does not ping the database first: that was a round trip on every request. A
     // connection whose socket closed (a restarted database) or whose transaction broke is still
     // discarded at checkout, and a query that meets a dead server fails as `Unavailable`.
     let mut config = ManagerConfig::default();
     config.recycling_method = RecyclingMethod::Fast;
-    let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(database_url, config);
-    let pool = Pool::builder(manager)
+    let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(url, config);
+    Ok(Pool::builder(manager)
         .max_size(settings.max_size)
         .wait_timeout(Some(settings.acquire_timeout))
         .create_timeout(Some(settings.acquire_timeout))
         .recycle_timeout(Some(settings.acquire_timeout))
         .runtime(deadpool::Runtime::Tokio1)
-        .build()?;
-    Ok(PgStore::new(pool))
+        .build()?)
 }

@@ -36,6 +36,8 @@ use crate::webhooks_attempts::AttemptRecords;
 #[derive(Clone)]
 pub struct PgStore {
     pool: Pool<AsyncPgConnection>,
+    /// A read-only copy (`DATABASE_READ_URL`) that results and lists read from, when one is set.
+    reads: Option<Pool<AsyncPgConnection>>,
     pub(crate) device_beats: Arc<GroupCommit<DeviceBeats>>,
     pub(crate) link_inserts: Arc<GroupCommit<LinkInserts>>,
     pub(crate) session_starts: Arc<GroupCommit<SessionStarts>>,
@@ -54,17 +56,23 @@ const REGISTRATION_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_fligh
 const ATTEMPT_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
 
 impl PgStore {
-    pub(crate) fn new(pool: Pool<AsyncPgConnection>) -> Self {
+    pub(crate) fn new(pool: Pool<AsyncPgConnection>, reads: Option<Pool<AsyncPgConnection>>) -> Self {
         let device_beats = Arc::new(GroupCommit::new(DeviceBeats::new(pool.clone()), HEARTBEAT_BATCHES));
         let link_inserts = Arc::new(GroupCommit::new(LinkInserts::new(pool.clone()), LINK_BATCHES));
         let session_starts = Arc::new(GroupCommit::new(SessionStarts::new(pool.clone()), START_BATCHES));
         let registrations = Arc::new(GroupCommit::new(Registrations::new(pool.clone()), REGISTRATION_BATCHES));
         let attempt_records = Arc::new(GroupCommit::new(AttemptRecords::new(pool.clone()), ATTEMPT_BATCHES));
-        Self { pool, device_beats, link_inserts, session_starts, registrations, attempt_records }
+        Self { pool, reads, device_beats, link_inserts, session_starts, registrations, attempt_records }
     }
 
     pub(crate) async fn conn(&self) -> Result<Object<AsyncPgConnection>> {
         self.pool.get().await.map_err(from_pool)
+    }
+
+    /// A connection for reads that may lag behind the latest writes by the replica's delay:
+    /// results and lists. The primary's when no read-only copy is configured.
+    pub(crate) async fn read_conn(&self) -> Result<Object<AsyncPgConnection>> {
+        self.reads.as_ref().unwrap_or(&self.pool).get().await.map_err(from_pool)
     }
 }
 

@@ -388,7 +388,7 @@ impl WebhookRepository for PgStore {
     }
 
     async fn list_deliveries(&self, subscription: WebhookId, page: &PageRequest) -> Result<Vec<DeliveryView>> {
-        let mut conn = self.conn().await?;
+        let mut conn = self.read_conn().await?;
         let rows: Vec<DeliveryRow> = sql_query(
             "SELECT d.id, d.position, d.event_id, e.event_type, d.status, d.attempts, d.next_attempt_at,
                 d.last_status_code, d.last_error, e.occurred_at, d.delivered_at

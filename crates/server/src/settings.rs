@@ -25,6 +25,8 @@ pub enum LogFormat {
 
 pub struct Settings {
     pub database_url: String,
+    /// A read-only copy (streaming replica) that results and lists read from (`DATABASE_READ_URL`).
+    pub database_read_url: Option<String>,
     pub bind: SocketAddr,
     /// Where `/metrics` is served instead of the main listener (`PULSE_METRICS_BIND`).
     pub metrics_bind: Option<SocketAddr>,
@@ -301,6 +303,7 @@ impl Settings {
             webhooks: webhook_settings(&var)?,
             trusted_proxies,
             database_url: var("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned()),
+            database_read_url: var("DATABASE_READ_URL"),
             bind,
             metrics_bind,
             header_timeout,

@@ -179,7 +179,10 @@ fn studio_tokens_from(settings: &Settings) -> JwtStudioTokens {
 /// # Errors
 /// When the pool cannot be configured.
 pub fn store_from(settings: &Settings) -> anyhow::Result<PgStore> {
-    pulse_postgres::connect(&settings.database_url, &settings.pool)
+    match &settings.database_read_url {
+        Some(read_url) => pulse_postgres::connect_with_reads(&settings.database_url, read_url, &settings.pool),
+        None => pulse_postgres::connect(&settings.database_url, &settings.pool),
+    }
 }
 
 pub struct Application {
