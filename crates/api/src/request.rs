@@ -80,7 +80,7 @@ pub fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &Bytes) -> Resul
     };
     // serde reads a JSON array into a struct's fields in order; every body here is an object.
     if *first != b'{' {
-        return Err(ApiError::refused(ErrorCode::ValidationFailed, "the body must be a JSON object"));
+        return Err(ApiError::refused(ErrorCode::ValidationFailed, "expected the body to be a JSON object"));
     }
     let mut deserializer = serde_json::Deserializer::from_slice(body);
     let value = match serde_path_to_error::deserialize(&mut deserializer) {
@@ -296,7 +296,7 @@ mod tests {
     #[test]
     fn a_body_is_an_object_never_an_array_of_its_fields() {
         let array = parse(r#"[375, 1.0, []]"#).expect_err("an array");
-        assert!(array.contains("must be a JSON object"), "{array}");
+        assert!(array.contains("expected the body to be a JSON object"), "{array}");
         assert!(parse(" \n{\"count\": 1, \"ratio\": 0.5, \"scores\": []}").is_ok());
     }
 }
