@@ -133,6 +133,21 @@ fn every_operation_has_its_own_id_and_the_refusals_any_route_of_its_kind_can_giv
         if operation["requestBody"]["content"].get("application/json").is_some() {
             assert!(responses.contains_key("415"), "{route} reads JSON but does not document 415");
         }
+        for parameter in operation["parameters"].as_array().into_iter().flatten() {
+            let name = &parameter["name"];
+            if parameter["in"] == "header" {
+                // A generated client sends what the schema types: a header is a string, never null.
+                assert_eq!(parameter["schema"]["type"], "string", "{route}: header {name}");
+            }
+            if name == "Idempotency-Key" {
+                for status in ["400", "409"] {
+                    assert!(
+                        responses.contains_key(status),
+                        "{route} reads Idempotency-Key but does not document {status}"
+                    );
+                }
+            }
+        }
         let from_the_binary_alone = [
             "get /healthz",
             "get /metrics",
@@ -216,4 +231,28 @@ fn request_schemas_are_as_strict_as_the_server() {
             }
         }
     }
+}
+
+/// The languages the document allows in a brief are the ones the built-in generator writes.
+#[tokio::test]
+async fn the_documented_brief_languages_are_the_generators() {
+    use pulse_domain::campaigns::models::{Brief, LanguageTag};
+    use pulse_domain::campaigns::ports::SurveyGenerator as _;
+    use pulse_generator::TemplateGenerator;
+
+    let brief = |tag: &str| Brief {
+        intent_text: "How was the delivery of your last order?".to_owned(),
+        question_count: 3,
+        languages: vec![LanguageTag::parse("languages", tag).expect("a language tag")],
+        tone: None,
+        banned_topics: Vec::new(),
+    };
+    for code in pulse_api::openapi::BRIEF_LANGUAGES {
+        let written = TemplateGenerator.generate(&brief(&format!("{}-XX", code.to_uppercase()))).await;
+        assert!(written.is_ok(), "the document offers {code}, the generator refuses it");
+    }
+    assert!(TemplateGenerator.generate(&brief("sv")).await.is_err(), "a language the document leaves out is refused");
+    let document: Value = serde_json::from_str(pulse_api::openapi::document()).expect("json");
+    let pattern = &document["components"]["schemas"]["BriefConstraints"]["properties"]["languages"]["items"]["pattern"];
+    assert!(pattern.as_str().is_some_and(|p| p.contains("[Nn][Ll]")), "{pattern}");
 }

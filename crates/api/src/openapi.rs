@@ -4,6 +4,7 @@ mod events;
 mod strict;
 
 use events::Webhooks;
+pub use strict::BRIEF_LANGUAGES;
 use strict::StrictRequests;
 
 use std::fmt::Write as _;
@@ -11,12 +12,14 @@ use std::sync::OnceLock;
 
 use actix_web::HttpResponse;
 use pulse_domain::ErrorCode;
+use utoipa::openapi::path::ParameterIn;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
 use utoipa::openapi::{Content, Ref, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
 use crate::channel::{campaigns, devices, exports, identity, results, webhooks};
 use crate::error::{ErrorBody, status_of};
+use crate::request::IDEMPOTENCY_KEY;
 use crate::studio::{app_installs, launch_keys};
 use crate::{apps, health, page, public};
 
@@ -132,8 +135,10 @@ const STATIC_OPERATIONS: [&str; 6] =
 
 /// Statuses every route of a kind can answer, documented once here rather than on each route, so
 /// a new route cannot forget them: `500` (a failure on our side) and `503` (the database or
-/// another dependency does not answer) wherever anything can fail, and `415` wherever a JSON
-/// body is read (`request::parse_json` refuses any other content type).
+/// another dependency does not answer) wherever anything can fail, `415` wherever a JSON body is
+/// read (`request::parse_json` refuses any other content type), and wherever an
+/// `Idempotency-Key` is read, `400` (a malformed key) and `409` (the key reused with another
+/// request, or its first request still running: `request::idempotent`).
 struct EveryRefusal;
 
 impl EveryRefusal {
@@ -166,6 +171,23 @@ impl Modify for EveryRefusal {
                     )
                     .into()
                 });
+                let reads_idempotency_key = operation
+                    .parameters
+                    .iter()
+                    .flatten()
+                    .any(|p| p.parameter_in == ParameterIn::Header && p.name == IDEMPOTENCY_KEY);
+                if reads_idempotency_key {
+                    responses.entry("400".to_owned()).or_insert_with(|| {
+                        Self::envelope(
+                            "VALIDATION_FAILED: a malformed `Idempotency-Key` (1 to 255 printable ASCII characters)",
+                        )
+                        .into()
+                    });
+                    responses.entry("409".to_owned()).or_insert_with(|| {
+                        Self::envelope("CONFLICT: this `Idempotency-Key` was used with another request, or its first request is still running")
+                            .into()
+                    });
+                }
                 let id = operation.operation_id.as_deref().unwrap_or_default();
                 if !STATIC_OPERATIONS.contains(&id) {
                     responses.entry("500".to_owned()).or_insert_with(|| {

@@ -75,26 +75,73 @@ pub fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &Bytes) -> Resul
     if essence != "application/json" && !essence.ends_with("+json") {
         return Err(ApiError::refused(ErrorCode::UnsupportedMediaType, "send the body as application/json"));
     }
-    if body.iter().all(u8::is_ascii_whitespace) {
+    let Some(first) = body.iter().find(|b| !b.is_ascii_whitespace()) else {
         return Err(ApiError::refused(ErrorCode::ValidationFailed, "the request body is empty; send a JSON object"));
+    };
+    // serde reads a JSON array into a struct's fields in order; every body here is an object.
+    if *first != b'{' {
+        return Err(ApiError::refused(ErrorCode::ValidationFailed, "expected the body to be a JSON object"));
     }
     let mut deserializer = serde_json::Deserializer::from_slice(body);
-    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        let description = if inner.is_syntax() || inner.is_eof() {
-            format!("the body is not valid JSON (line {}, column {})", inner.line(), inner.column())
-        } else if path == "." {
-            without_values(&strip_position(&inner.to_string()))
-        } else {
-            format!("`{path}`: {}", without_values(&strip_position(&inner.to_string())))
-        };
-        ApiError::refused(ErrorCode::ValidationFailed, description)
-    })?;
-    deserializer
-        .end()
-        .map_err(|_| ApiError::refused(ErrorCode::ValidationFailed, "the body has data after the JSON value"))?;
+    let value = match serde_path_to_error::deserialize(&mut deserializer) {
+        Ok(value) => {
+            deserializer.end().map_err(|_| {
+                ApiError::refused(ErrorCode::ValidationFailed, "the body has data after the JSON value")
+            })?;
+            value
+        }
+        Err(error) => with_integral_floats(body).unwrap_or(Err(error)).map_err(refusal)?,
+    };
     Ok(value)
+}
+
+/// The refusal of a body that does not fit, naming the field at fault.
+fn refusal(error: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
+    let path = error.path().to_string();
+    let inner = error.into_inner();
+    let description = if inner.is_syntax() || inner.is_eof() {
+        format!("the body is not valid JSON (line {}, column {})", inner.line(), inner.column())
+    } else if path == "." {
+        without_values(&strip_position(&inner.to_string()))
+    } else {
+        format!("`{path}`: {}", without_values(&strip_position(&inner.to_string())))
+    };
+    ApiError::refused(ErrorCode::ValidationFailed, description)
+}
+
+/// JSON has one number type and JSON Schema counts `375.0` as an integer, but serde refuses it
+/// for an integer field. A body that failed is read again with every integral number written as
+/// an integer (the error of that reading then answers); `None` when the body holds no such number
+/// or is not JSON, so the first error stands. Only refused bodies pay for the second reading.
+fn with_integral_floats<T: DeserializeOwned>(
+    body: &Bytes,
+) -> Option<Result<T, serde_path_to_error::Error<serde_json::Error>>> {
+    fn integral(value: &mut serde_json::Value) -> bool {
+        match value {
+            serde_json::Value::Number(number) if number.is_f64() => {
+                // i64 and u64 hold every integer in these ranges; beyond them the float stays
+                // and the field refuses it as out of range.
+                let replaced = match number.as_f64() {
+                    Some(f) if f.fract() == 0.0 && (-(2f64.powi(63))..2f64.powi(63)).contains(&f) => {
+                        serde_json::Value::from(f as i64)
+                    }
+                    Some(f) if f.fract() == 0.0 && (0.0..2f64.powi(64)).contains(&f) => {
+                        serde_json::Value::from(f as u64)
+                    }
+                    _ => return false,
+                };
+                *value = replaced;
+                true
+            }
+            serde_json::Value::Array(items) => items.iter_mut().fold(false, |changed, item| integral(item) | changed),
+            serde_json::Value::Object(fields) => {
+                fields.values_mut().fold(false, |changed, field| integral(field) | changed)
+            }
+            _ => false,
+        }
+    }
+    let mut value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    integral(&mut value).then(|| serde_path_to_error::deserialize(value))
 }
 
 fn strip_position(message: &str) -> String {
@@ -214,5 +261,42 @@ mod tests {
         );
         assert_eq!(without_values("missing field `name`"), "missing field `name`");
         assert_eq!(strip_position("missing field `name` at line 1 column 2"), "missing field `name`");
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Counts {
+        count: u32,
+        ratio: f64,
+        scores: Vec<i64>,
+    }
+
+    fn parse(body: &'static str) -> Result<Counts, String> {
+        let req = actix_web::test::TestRequest::default()
+            .insert_header((header::CONTENT_TYPE, "application/json"))
+            .to_http_request();
+        parse_json(&req, &Bytes::from_static(body.as_bytes())).map_err(|e| e.0.to_string())
+    }
+
+    #[test]
+    fn an_integral_number_written_as_a_float_fills_an_integer_field() {
+        let expected = Counts { count: 375, ratio: 1.0, scores: vec![-2, 0] };
+        assert_eq!(parse(r#"{"count": 375.0, "ratio": 1.0, "scores": [-2.0, 0]}"#), Ok(expected));
+        let fraction = parse(r#"{"count": 375.5, "ratio": 1, "scores": []}"#).expect_err("a fraction");
+        assert!(fraction.contains("`count`: invalid type"), "{fraction}");
+        let range = parse(r#"{"count": -1.0, "ratio": 1, "scores": []}"#).expect_err("out of range");
+        assert!(range.contains("`count`"), "{range}");
+        // The second reading answers with its own error: here the field it does not know.
+        let unknown = parse(r#"{"count": 1.0, "ratio": 1, "scores": [], "other": 2.0}"#).expect_err("unknown");
+        assert!(unknown.contains("unknown field"), "{unknown}");
+        let trailing = parse(r#"{"count": 1, "ratio": 1, "scores": []} 2"#).expect_err("trailing data");
+        assert!(trailing.contains("after the JSON value"), "{trailing}");
+    }
+
+    #[test]
+    fn a_body_is_an_object_never_an_array_of_its_fields() {
+        let array = parse(r#"[375, 1.0, []]"#).expect_err("an array");
+        assert!(array.contains("expected the body to be a JSON object"), "{array}");
+        assert!(parse(" \n{\"count\": 1, \"ratio\": 0.5, \"scores\": []}").is_ok());
     }
 }

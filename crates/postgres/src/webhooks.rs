@@ -29,6 +29,8 @@ fn event_type(text: &str) -> Result<EventType> {
     EventType::parse(text).ok_or_else(|| corrupt("event type"))
 }
 
+/// Every aggregate an event is written with (sessions, webhook tests, exports, outreach): a row
+/// this does not know fails the whole claim, and with it every delivery waiting behind it.
 fn aggregate(text: &str) -> Result<&'static str> {
     aggregate::ALL.into_iter().find(|a| *a == text).ok_or_else(|| corrupt("aggregate"))
 }

@@ -10,18 +10,35 @@ use pulse_domain::apps::models::AppPlatform;
 use pulse_domain::results::models::{
     MAX_ATTRIBUTE_NAME_CHARS, MAX_FILTER_ATTRIBUTES, MAX_FILTER_TAGS, MAX_FILTER_VALUE_CHARS,
 };
+use pulse_domain::sessions::models::MAX_INSTALL_ID_CHARS;
 use pulse_domain::webhooks::models::EventType;
 use serde_json::Value;
 use utoipa::Modify;
 use utoipa::openapi::path::{Operation, ParameterIn};
 use utoipa::openapi::schema::{
-    AllOfBuilder, ArrayBuilder, KnownFormat, Object, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat, SchemaType,
-    Type,
+    AllOfBuilder, AnyOfBuilder, ArrayBuilder, KnownFormat, Object, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat,
+    SchemaType, Type,
 };
 use utoipa::openapi::{OpenApi, RefOr};
 
 /// The characters `char::is_control` names (C0, DEL and C1), which the server refuses in text.
 const CONTROL: &str = r"\x00-\x1F\x7F-\x9F";
+
+/// The control characters refused in multi-line text: all but tab, line feed and carriage return.
+const CONTROL_BUT_LINE_BREAKS: &str = r"\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F";
+
+/// The characters `char::is_whitespace` names (Unicode `White_Space`), which `str::trim` removes;
+/// spelled out because `\s` differs between regular expression dialects.
+const WHITE_SPACE: &str = r"\t\n\x0B\x0C\r \x85\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000";
+
+/// The languages the built-in survey generator writes (`pulse-generator`), by primary subtag in
+/// any case: a brief asking for another is refused. tests/api/openapi.rs holds it to the generator.
+pub const BRIEF_LANGUAGES: [&str; 8] = ["en", "hi", "fr", "es", "de", "pt", "it", "nl"];
+
+/// A UUID in its hyphenated form. Header parameters carry it as a pattern rather than
+/// `format: uuid`: openapi-python-client types such a header `UUID` and hands the object to httpx
+/// unconverted, so a generated client could not send it.
+const UUID_PATTERN: &str = "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$";
 
 /// `Idempotency-Key`: 1 to 255 printable ASCII characters (`IdempotencyKey::parse`).
 const IDEMPOTENCY_KEY_PATTERN: &str = "^[ -~]+$";
@@ -45,9 +62,64 @@ impl Modify for StrictRequests {
         if let Some(platform) = property_mut(schemas.get_mut("RegisterRequest"), "platform") {
             platform.enum_values = Some(AppPlatform::ALL.iter().map(|p| Value::from(p.as_str())).collect());
         }
-        if let Some(locale) = property_mut(schemas.get_mut("RegisterRequest"), "locale") {
-            locale.min_length = Some(2);
-            locale.pattern = Some(LOCALE_PATTERN.to_owned());
+        for field in ["locale", "language"] {
+            if let Some(locale) = property_mut(schemas.get_mut("RegisterRequest"), field) {
+                locale.min_length = Some(2);
+                locale.max_length = Some(24);
+                locale.pattern = Some(LOCALE_PATTERN.to_owned());
+            }
+        }
+        // Counts the domain keeps as u32.
+        for (component, fields) in [
+            ("QualityRequest", &["targetCount", "maxResponses", "minDurationSecs", "minAnswerWords"][..]),
+            ("OrderRequest", &["acceptedResponsesCommitted"][..]),
+        ] {
+            for field in fields {
+                if let Some(property) = property_mut(schemas.get_mut(component), field) {
+                    property.maximum = Some(u32::MAX.into());
+                }
+            }
+        }
+        if let Some(RefOr::T(Schema::Object(delivery))) = schemas.get_mut("DeliveryRequest")
+            && let Some(RefOr::T(Schema::Array(channels))) = delivery.properties.get_mut("channels")
+        {
+            channels.unique_items = true;
+        }
+        // A brief's languages: distinct tags of languages the generator writes; topics to leave
+        // out, each trimmed and then 1 to 120 characters without control characters.
+        if let Some(RefOr::T(Schema::Object(constraints))) = schemas.get_mut("BriefConstraints") {
+            let any_case = |code: &str| -> String {
+                code.chars().map(|c| format!("[{}{}]", c.to_ascii_uppercase(), c.to_ascii_lowercase())).collect()
+            };
+            let primaries: Vec<String> = BRIEF_LANGUAGES.iter().map(|code| any_case(code)).collect();
+            let tag = string()
+                .max_length(Some(24))
+                .pattern(Some(format!("^({})(-[A-Za-z0-9]+)*$", primaries.join("|"))))
+                .description(Some(format!(
+                    "A language tag (subtags of letters and digits after `-`) whose primary subtag is one of {}",
+                    BRIEF_LANGUAGES.join(", ")
+                )));
+            let languages = ArrayBuilder::new()
+                .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
+                .items(tag)
+                .min_items(Some(1))
+                .max_items(Some(20))
+                .unique_items(true)
+                .description(Some(
+                    "Language tags; the first is the survey's default. 1 to 20, distinct; default `[\"en\"]`.",
+                ));
+            constraints.properties.insert("languages".to_owned(), languages.into());
+            let visible = format!("[^{WHITE_SPACE}{CONTROL}]");
+            let topic = string()
+                .min_length(Some(1))
+                .max_length(Some(120))
+                .pattern(Some(format!("^[{WHITE_SPACE}]*{visible}([^{CONTROL}]*{visible})?[{WHITE_SPACE}]*$")));
+            let topics = ArrayBuilder::new()
+                .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
+                .items(topic)
+                .max_items(Some(50))
+                .description(Some("No generated question mentions one of these. At most 50."));
+            constraints.properties.insert("bannedTopics".to_owned(), topics.into());
         }
         for request in ["CreateSubscriptionRequest", "UpdateSubscriptionRequest"] {
             if let Some(RefOr::T(Schema::Object(object))) = schemas.get_mut(request) {
@@ -113,9 +185,22 @@ impl Modify for StrictRequests {
         if let Some(phone) = property_mut(schemas.get_mut("AudienceRowRequest"), "phone") {
             phone.pattern = Some(r"^[ +().\-]*([0-9][ +().\-]*){4,}$".to_owned());
         }
-        // Tabs and line breaks are allowed in a brief's intent.
+        // A brief's intent holds 10 characters or more once trimmed (a first and a last one that
+        // are not white space, 8 or more between them); tabs and line breaks are allowed in it.
         if let Some(intent) = property_mut(schemas.get_mut("BriefRequest"), "intentText") {
-            intent.pattern = Some(r"^[^\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]*$".to_owned());
+            let text = format!("[^{CONTROL_BUT_LINE_BREAKS}]");
+            let visible = format!("[^{WHITE_SPACE}{CONTROL}]");
+            intent.pattern = Some(format!("^{text}*{visible}{text}{{8,}}{visible}{text}*$"));
+        }
+        // A register's user: `externalId` exactly as the partner's HMAC covers it (never trimmed,
+        // so no white space at either end), a phone in E.164 (around white space is trimmed).
+        if let Some(external) = property_mut(schemas.get_mut("RegisterUser"), "externalId") {
+            external.min_length = Some(1);
+            let visible = format!("[^{WHITE_SPACE}{CONTROL}]");
+            external.pattern = Some(format!("^{visible}([^{CONTROL}]*{visible})?$"));
+        }
+        if let Some(phone) = property_mut(schemas.get_mut("RegisterUser"), "phone") {
+            phone.pattern = Some(format!(r"^[{WHITE_SPACE}]*\+[1-9][0-9]{{1,14}}[{WHITE_SPACE}]*$"));
         }
         // A device registering again names itself by its id.
         if let Some(device) = property_mut(schemas.get_mut("RegisterRequest"), "deviceId") {
@@ -130,6 +215,32 @@ impl Modify for StrictRequests {
                 property.max_length = Some(max);
                 property.pattern = printable(max).build().pattern;
             }
+        }
+        // Start reads any JSON as `client` and keeps only an object's short labels: the page and
+        // SDKs must never fail to start over them.
+        if let Some(RefOr::T(Schema::Object(object))) = schemas.get_mut("StartRequest") {
+            let labels = ObjectBuilder::new().schema_type(SchemaType::AnyValue).description(Some(
+                "Short device and app labels: an object of strings, numbers or booleans. Anything else, and any other label, is ignored.",
+            ));
+            object.properties.insert("client".to_owned(), labels.into());
+        }
+        // The documentation's endpoint, whose host does not resolve: fuzzers that start from the
+        // example register nothing that could post to a real host.
+        for request in ["CreateSubscriptionRequest", "UpdateSubscriptionRequest"] {
+            if let Some(url) = property_mut(schemas.get_mut(request), "url") {
+                url.examples = vec![Value::from("https://hooks.example.com/pulse")];
+            }
+            if let Some(description) = property_mut(schemas.get_mut(request), "description") {
+                description.pattern = Some(format!("^[^{CONTROL_BUT_LINE_BREAKS}]*$"));
+            }
+        }
+        // Start checks these lengths first; an invitation is read whatever its length (one that is
+        // no invitation of the campaign is refused later, 403).
+        if let Some(install) = property_mut(schemas.get_mut("StartRequest"), "installId") {
+            install.max_length = Some(MAX_INSTALL_ID_CHARS);
+        }
+        if let Some(invitation) = property_mut(schemas.get_mut("StartRequest"), "invitation") {
+            invitation.max_length = None;
         }
         schemas.insert("HeartbeatRequest".to_owned(), heartbeat().into());
         // Rules between fields, added to the derived schemas with `allOf`.
@@ -156,13 +267,31 @@ impl Modify for StrictRequests {
             ))
             .description(Some("`includeTranscripts` is for JSON exports only"));
         also(schemas, "ExportRequestBody", transcripts_in_json_only);
+        let given = |field: &str| ObjectBuilder::new().required(field).property(field, string());
+        let someone =
+            AnyOfBuilder::new().item(given("externalId")).item(given("email")).item(given("phone")).description(Some(
+                "At least one of `externalId`, `email` and `phone`; omit `user` for an anonymous device",
+            ));
+        also(schemas, "RegisterUser", someone);
+        let hash_of_external_id = AnyOfBuilder::new()
+            .item(ObjectBuilder::new().property("userHash", ObjectBuilder::new().schema_type(Type::Null)))
+            .item(given("externalId"))
+            .description(Some("`userHash` is the HMAC of `externalId`, which must be sent with it"));
+        also(schemas, "RegisterUser", hash_of_external_id);
     }
 }
 
-/// `name` must also satisfy `rule`.
+/// `name` must also satisfy `rule`: one more item of its `allOf`, which the first rule makes.
 fn also(schemas: &mut BTreeMap<String, RefOr<Schema>>, name: &str, rule: impl Into<RefOr<Schema>>) {
-    if let Some(derived) = schemas.remove(name) {
-        schemas.insert(name.to_owned(), AllOfBuilder::new().item(derived).item(rule).into());
+    match schemas.remove(name) {
+        Some(RefOr::T(Schema::AllOf(mut rules))) => {
+            rules.items.push(rule.into());
+            schemas.insert(name.to_owned(), Schema::AllOf(rules).into());
+        }
+        Some(derived) => {
+            schemas.insert(name.to_owned(), AllOfBuilder::new().item(derived).item(rule).into());
+        }
+        None => {}
     }
 }
 
@@ -195,6 +324,8 @@ fn strict_parameters(operation: &mut Operation) {
     };
     for parameter in operation.parameters.iter_mut().flatten() {
         let schema: Option<Schema> = match (&parameter.parameter_in, parameter.name.as_str()) {
+            // A header is sent or not, never null.
+            (ParameterIn::Header, "X-SVC-Workspace") => Some(string().pattern(Some(UUID_PATTERN)).into()),
             (ParameterIn::Header, "Idempotency-Key") => {
                 Some(string().min_length(Some(1)).max_length(Some(255)).pattern(Some(IDEMPOTENCY_KEY_PATTERN)).into())
             }

@@ -145,9 +145,11 @@ pub fn parse_answers(questions: &[Question], answers: Vec<AnswerInput>) -> Resul
         let field = format!("answers[{i}].value");
         let value = match question.kind {
             QuestionKind::Rating { min, max } => {
+                // JSON Schema counts 4.0 as an integer.
                 let rating = answer
                     .value
                     .as_i64()
+                    .or_else(|| answer.value.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
                     .and_then(|v| i16::try_from(v).ok())
                     .filter(|v| (min..=max).contains(v))
                     .ok_or_else(|| Error::validation(&field, format!("must be an integer from {min} to {max}")))?;
@@ -471,6 +473,8 @@ mod tests {
             assert!(message.contains(field), "{message} should name {field}");
         }
         assert!(parse_answers(&questions(), vec![answer("q2", json!("x".repeat(4000)))]).is_ok());
+        let written_as_float = parse_answers(&questions(), vec![answer("q1", json!(4.0))]).expect("4.0 is an integer");
+        assert_eq!(written_as_float[0].1, AnswerValue::Rating(4));
     }
 
     #[test]

@@ -357,6 +357,10 @@ pub(crate) fn description(text: Option<String>) -> Result<Option<String>> {
         Some(t) if t.chars().count() > MAX_DESCRIPTION_CHARS => {
             Err(Error::validation("description", format!("must be at most {MAX_DESCRIPTION_CHARS} characters")))
         }
+        // PostgreSQL cannot store NUL; tabs and line breaks are the only control characters kept.
+        Some(t) if t.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r')) => {
+            Err(Error::validation("description", "must not contain control characters other than tabs and line breaks"))
+        }
         other => Ok(other),
     }
 }
