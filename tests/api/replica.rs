@@ -65,7 +65,7 @@ impl Cluster {
         let source = primary.port.to_string();
         as_postgres(
             "pg_basebackup",
-            &["-h", "127.0.0.1", "-p", &source, "-U", "postgres", "-D", &data, "-R", "-X", "stream"],
+            &["-h", "127.0.0.1", "-p", &source, "-U", "postgres", "-D", &data, "-R", "-X", "stream", "-c", "fast"],
         );
         let cluster = Self { dir, port };
         cluster.start();
