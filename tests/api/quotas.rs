@@ -78,3 +78,36 @@ async fn rate_limits_off_lifts_every_quota_and_the_workspace_limit() {
         assert_eq!(app.create_org(&partner.key, &json!({"externalRef": r, "name": "n"})).await.status(), 201);
     }
 }
+
+/// Per-network limits see the client a trusted proxy names in `X-Forwarded-For` (a proxy given as
+/// a range, as an ingress controller's pods are), and ignore the header from anyone else.
+#[tokio::test]
+async fn per_network_limits_read_forwarded_clients_from_trusted_proxies_only() {
+    for (trusted, expected) in
+        [(vec!["127.0.0.0/8".parse().expect("a range")], [201, 201, 429]), (vec![], [201, 429, 429])]
+    {
+        let app = spawn_app_with(|s| {
+            s.quotas = s.quotas.clone().with_hourly(QuotaFamily::Install, 1);
+            s.trusted_proxies = trusted.clone();
+        })
+        .await;
+        let partner = app.campaign_partner().await;
+        let campaign = app.live_campaign(&partner.key.key).await;
+        let body =
+            json!({"campaignCode": campaign["code"], "appId": "com.acme.shop", "platform": "ios", "appVersion": "1.0"});
+        let mut statuses = Vec::new();
+        // Two clients, the first twice: each network has its own hourly install.
+        for client in ["203.0.113.7", "198.51.100.9", "203.0.113.7"] {
+            let response = app
+                .client
+                .post(app.url("/api/v1/apps/register"))
+                .header("X-Forwarded-For", format!("{client}, 127.0.0.1"))
+                .json(&body)
+                .send()
+                .await
+                .expect("sent");
+            statuses.push(response.status().as_u16());
+        }
+        assert_eq!(statuses, expected, "trusted proxies: {trusted:?}");
+    }
+}

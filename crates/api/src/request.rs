@@ -43,11 +43,11 @@ pub fn workspace_header(req: &HttpRequest) -> Option<&str> {
 pub fn network_subject(req: &HttpRequest, policy: &NetworkPolicy) -> String {
     let peer = req.peer_addr().map(|a| a.ip());
     let mut client = peer;
-    if peer.is_some_and(|p| policy.trusted_proxies.contains(&p)) {
+    if peer.is_some_and(|p| policy.trusts(&p)) {
         let forwarded = req.headers().get_all("X-Forwarded-For").filter_map(|v| v.to_str().ok()).collect::<Vec<_>>();
         let hops: Vec<IpAddr> =
             forwarded.iter().flat_map(|v| v.split(',')).filter_map(|h| h.trim().parse().ok()).collect();
-        if let Some(nearest) = hops.iter().rev().find(|ip| !policy.trusted_proxies.contains(ip)) {
+        if let Some(nearest) = hops.iter().rev().find(|ip| !policy.trusts(ip)) {
             client = Some(*nearest);
         }
     }

@@ -62,7 +62,14 @@ pub trait Platform: Send + Sync + 'static {
 /// peer is a trusted proxy.
 #[derive(Clone, Debug, Default)]
 pub struct NetworkPolicy {
-    pub trusted_proxies: Vec<IpAddr>,
+    /// Proxies by address or range (a load balancer's or an ingress controller's pods).
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+}
+
+impl NetworkPolicy {
+    pub fn trusts(&self, address: &IpAddr) -> bool {
+        self.trusted_proxies.iter().any(|net| net.contains(address))
+    }
 }
 
 /// The partner campaign service of a platform.

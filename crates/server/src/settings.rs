@@ -44,7 +44,7 @@ pub struct Settings {
     pub log_format: LogFormat,
     pub pool: PoolSettings,
     /// Proxies whose `X-Forwarded-For` names the client (for per-network limits).
-    pub trusted_proxies: Vec<IpAddr>,
+    pub trusted_proxies: Vec<ipnet::IpNet>,
     pub webhooks: WebhookSettings,
     /// How often an idle analysis worker looks for finished sessions.
     pub analysis_poll_every: std::time::Duration,
@@ -286,8 +286,12 @@ impl Settings {
                 list.split(',')
                     .map(str::trim)
                     .filter(|p| !p.is_empty())
-                    .map(|p| p.parse().with_context(|| format!("PULSE_TRUSTED_PROXIES: `{p}` is not an IP address")))
-                    .collect::<anyhow::Result<Vec<IpAddr>>>()
+                    .map(|p| {
+                        p.parse::<ipnet::IpNet>()
+                            .or_else(|_| p.parse::<IpAddr>().map(ipnet::IpNet::from))
+                            .with_context(|| format!("PULSE_TRUSTED_PROXIES: `{p}` is not an IP address or range"))
+                    })
+                    .collect::<anyhow::Result<Vec<ipnet::IpNet>>>()
             })
             .transpose()?
             .unwrap_or_default();
@@ -453,6 +457,15 @@ mod tests {
         let fixed = settings(&[("PULSE_BIND", "127.0.0.1:8081")]).expect("settings");
         let own = "http://127.0.0.1:8081".to_owned();
         assert_eq!(fixed.urls_bound_to("127.0.0.1:8081".parse().expect("address")), (own.clone(), own));
+    }
+
+    #[test]
+    fn trusted_proxies_are_addresses_or_ranges() {
+        let s = settings(&[("PULSE_TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.1,fd00::/8")]).expect("parsed");
+        let listed: Vec<String> = s.trusted_proxies.iter().map(ToString::to_string).collect();
+        assert_eq!(listed, ["10.0.0.0/8", "192.0.2.1/32", "fd00::/8"]);
+        let error = settings(&[("PULSE_TRUSTED_PROXIES", "10.0.0.0/33")]).err().expect("refused").to_string();
+        assert!(error.contains("PULSE_TRUSTED_PROXIES") && error.contains("10.0.0.0/33"), "{error}");
     }
 
     #[test]
