@@ -44,6 +44,35 @@ async fn malformed_bodies_get_the_envelope() {
     let charset =
         post("application/json; charset=utf-8", br#"{"externalRef":"r","name":"n"}"#.to_vec()).await.expect("ok");
     assert_eq!(charset.status(), 201);
+    // A coded body is refused (RFC 9110), not read as if it were plain: gzip of a valid body, or
+    // a coding named over a plain one.
+    let body = br#"{"externalRef":"coded","name":"n"}"#.to_vec();
+    for coding in ["gzip", "br", "identity, gzip"] {
+        let response = app
+            .client
+            .post(app.url("/api/v1/channel/orgs"))
+            .bearer_auth(&key.key)
+            .header("Content-Type", "application/json")
+            .header("Content-Encoding", coding)
+            .body(body.clone())
+            .send()
+            .await
+            .expect("response");
+        let (status, code, description) = envelope(response).await;
+        assert_eq!((status, code.as_str()), (415, "UNSUPPORTED_MEDIA_TYPE"), "{coding}");
+        assert!(description.contains("Content-Encoding"), "{description}");
+    }
+    let identity = app
+        .client
+        .post(app.url("/api/v1/channel/orgs"))
+        .bearer_auth(&key.key)
+        .header("Content-Type", "application/json")
+        .header("Content-Encoding", "identity")
+        .body(br#"{"externalRef":"plain","name":"n"}"#.to_vec())
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(identity.status(), 201, "identity is no coding");
 }
 
 #[tokio::test]

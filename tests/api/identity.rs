@@ -38,6 +38,40 @@ async fn the_x_api_key_header_is_accepted_the_same() {
     assert_eq!(body["accountId"], Value::Null, "a key without a business still knows who it is");
 }
 
+/// One credential per request: two headers that could name two callers are refused, whichever is
+/// valid, so a proxy reading the other one can never disagree with us about who called.
+#[tokio::test]
+async fn ambiguous_credentials_are_refused() {
+    let app = spawn_app().await;
+    let a = app.create_key(None, &["channel:results"]).await;
+    let b = app.create_key(None, &["channel:results"]).await;
+    let whoami = app.url("/api/v1/channel/whoami");
+    let bearer = |key: &str| format!("Bearer {key}");
+    let cases: Vec<(&str, Vec<(&str, String)>)> = vec![
+        ("a bearer key and another X-API-Key", vec![("Authorization", bearer(&a.key)), ("X-API-Key", b.key.clone())]),
+        (
+            "a bearer key and a garbage X-API-Key",
+            vec![("Authorization", bearer(&a.key)), ("X-API-Key", "garbage".into())],
+        ),
+        ("the same key in both headers", vec![("Authorization", bearer(&a.key)), ("X-API-Key", a.key.clone())]),
+        ("two Authorization headers", vec![("Authorization", bearer(&a.key)), ("Authorization", bearer(&b.key))]),
+        ("two X-API-Key headers", vec![("X-API-Key", a.key.clone()), ("X-API-Key", b.key.clone())]),
+    ];
+    for (case, headers) in cases {
+        let mut request = app.client.get(&whoami);
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        let (status, code, description) = envelope(request.send().await.expect("sent")).await;
+        assert_eq!((status, code.as_str()), (401, "UNAUTHENTICATED"), "{case}");
+        assert!(description.contains("exactly one credential"), "{case}: {description}");
+        assert!(!description.contains(&a.key) && !description.contains(&b.key), "no key is repeated");
+    }
+    // An Authorization header of another scheme is no API key, and X-API-Key is not read beside it.
+    let basic = app.client.get(&whoami).header("Authorization", "Basic dXNlcjpwYXNz").send().await.expect("sent");
+    assert_eq!(envelope(basic).await.0, 401);
+}
+
 #[tokio::test]
 async fn the_default_workspace_is_set_only_for_a_single_workspace() {
     let app = spawn_app().await;

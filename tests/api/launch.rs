@@ -211,6 +211,7 @@ async fn the_launch_context_is_checked_naming_the_field() {
         let (status, code, description) = envelope(app.mint_link(&partner.key.key, &body).await).await;
         assert_eq!((status, code.as_str()), (400, "VALIDATION_FAILED"), "{field}");
         assert!(description.contains(field), "{field}: {description}");
+        assert!(!description.contains("imei"), "a refusal never repeats what was sent: {description}");
     }
     assert_eq!(app.count_rows("launch_links").await, 0, "no refused call minted a link");
 

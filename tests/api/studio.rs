@@ -412,3 +412,41 @@ async fn parallel_creations_fill_each_slot_once() {
     assert_eq!(slots, [1, 2]);
     assert_eq!(list(&app, &builder, id).await["items"].as_array().map(Vec::len), Some(2));
 }
+
+/// Where Studio tokens are verified, not only where they are minted: a token not valid yet (`nbf`
+/// or `iat` ahead of the service's clock) or living longer than 24 hours is refused.
+#[tokio::test]
+async fn studio_tokens_not_valid_yet_or_too_long_lived_are_refused() {
+    use jsonwebtoken::{EncodingKey, Header, encode};
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let campaign = app.live_campaign(&partner.key.key).await;
+    let id = id_of(&campaign);
+    let token = |iat: time::OffsetDateTime, nbf: Option<time::OffsetDateTime>, exp: time::OffsetDateTime| {
+        let mut claims = json!({"sub": uuid::Uuid::new_v4(), "business": partner.business.to_string(),
+            "perms": [VIEW], "exp": exp.unix_timestamp(), "iat": iat.unix_timestamp(), "aud": "pulse-studio"});
+        if let Some(nbf) = nbf {
+            claims["nbf"] = json!(nbf.unix_timestamp());
+        }
+        encode(&Header::default(), &claims, &EncodingKey::from_secret(b"studio-secret-for-tests")).expect("token")
+    };
+    let now = app.now();
+    let accepted = [
+        token(now, None, now + Duration::hours(24)),
+        token(now - Duration::hours(1), Some(now - Duration::minutes(5)), now + Duration::hours(1)),
+        token(now + Duration::seconds(30), Some(now + Duration::seconds(30)), now + Duration::hours(1)),
+    ];
+    for good in accepted {
+        assert_eq!(app.list_launch_keys(&good, id).await.status(), 200);
+    }
+    let refused = [
+        (token(now, Some(now + Duration::minutes(10)), now + Duration::hours(1)), "not valid yet"),
+        (token(now + Duration::minutes(10), None, now + Duration::hours(1)), "not valid yet"),
+        (token(now - Duration::hours(1), None, now + Duration::days(3650)), "24 hours"),
+    ];
+    for (bad, why) in refused {
+        let (status, code, description) = envelope(app.list_launch_keys(&bad, id).await).await;
+        assert_eq!((status, code.as_str()), (401, "UNAUTHENTICATED"), "{why}");
+        assert!(description.contains(why), "{description}");
+    }
+}

@@ -18,18 +18,48 @@ pub const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
 pub const IDEMPOTENCY_REPLAYED: &str = "Idempotency-Replayed";
 pub const WORKSPACE_HEADER: &str = "X-SVC-Workspace";
 
-/// The API key text from `Authorization: Bearer …` or `X-API-Key`.
-pub fn presented_api_key(req: &HttpRequest) -> Option<&str> {
-    bearer_token(req).or_else(|| req.headers().get("X-API-Key").and_then(|v| v.to_str().ok()).map(str::trim))
+/// The API key from `Authorization: Bearer …` or `X-API-Key`; exactly one credential may be sent.
+///
+/// # Errors
+/// `Unauthenticated` when both headers, or either header twice, are sent: a proxy that read the
+/// other one would disagree with us about who is calling.
+pub fn presented_api_key(req: &HttpRequest) -> Result<Option<&str>, ApiError> {
+    let api_key = single_header(req, "X-API-Key")?;
+    let authorization = single_header(req, header::AUTHORIZATION.as_str())?;
+    match (authorization, api_key) {
+        (Some(_), Some(_)) => Err(ambiguous()),
+        (Some(authorization), None) => Ok(bearer_of(authorization)),
+        (None, api_key) => Ok(api_key.map(str::trim)),
+    }
 }
 
 /// The bearer token of `Authorization: Bearer …`.
-pub fn bearer_token(req: &HttpRequest) -> Option<&str> {
-    req.headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-        .map(str::trim)
+///
+/// # Errors
+/// `Unauthenticated` when `Authorization` is sent more than once.
+pub fn bearer_token(req: &HttpRequest) -> Result<Option<&str>, ApiError> {
+    Ok(single_header(req, header::AUTHORIZATION.as_str())?.and_then(bearer_of))
+}
+
+fn bearer_of(authorization: &str) -> Option<&str> {
+    authorization.strip_prefix("Bearer ").or_else(|| authorization.strip_prefix("bearer ")).map(str::trim)
+}
+
+/// The header's value when it is sent once; `None` when it is absent or not visible ASCII.
+fn single_header<'r>(req: &'r HttpRequest, name: &str) -> Result<Option<&'r str>, ApiError> {
+    let mut values = req.headers().get_all(name);
+    let first = values.next();
+    if values.next().is_some() {
+        return Err(ambiguous());
+    }
+    Ok(first.and_then(|v| v.to_str().ok()))
+}
+
+fn ambiguous() -> ApiError {
+    ApiError(pulse_domain::Error::refused(
+        pulse_domain::ErrorCode::Unauthenticated,
+        "send exactly one credential: one Authorization header or one X-API-Key header, not both or either twice",
+    ))
 }
 
 /// The `X-SVC-Workspace` header, if sent.
@@ -68,12 +98,25 @@ pub fn network_subject(req: &HttpRequest, policy: &NetworkPolicy) -> String {
 /// echo the values that were sent: they may be secrets or personal data.
 ///
 /// # Errors
-/// `UnsupportedMediaType` without a JSON content type; `ValidationFailed` otherwise.
+/// `UnsupportedMediaType` without a JSON content type or with a content coding; `ValidationFailed`
+/// otherwise.
 pub fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &Bytes) -> Result<T, ApiError> {
     let content_type = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
     if essence != "application/json" && !essence.ends_with("+json") {
         return Err(ApiError::refused(ErrorCode::UnsupportedMediaType, "send the body as application/json"));
+    }
+    // RFC 9110 §15.5.16: a coding the server does not apply is refused, not read as plain bytes.
+    let encodings = req.headers().get_all(header::CONTENT_ENCODING);
+    let coded = encodings
+        .filter_map(|v| v.to_str().ok().or(Some("?")))
+        .flat_map(|v| v.split(','))
+        .any(|coding| !coding.trim().eq_ignore_ascii_case("identity") && !coding.trim().is_empty());
+    if coded {
+        return Err(ApiError::refused(
+            ErrorCode::UnsupportedMediaType,
+            "Content-Encoding is not accepted: send the body uncompressed",
+        ));
     }
     let Some(first) = body.iter().find(|b| !b.is_ascii_whitespace()) else {
         return Err(ApiError::refused(ErrorCode::ValidationFailed, "the request body is empty; send a JSON object"));

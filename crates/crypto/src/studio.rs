@@ -17,6 +17,8 @@ struct Claims {
     perms: Vec<String>,
     aud: String,
     iat: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    nbf: Option<i64>,
     exp: i64,
 }
 
@@ -41,6 +43,7 @@ impl StudioTokens for JwtStudioTokens {
             perms: claims.permissions.clone(),
             aud: STUDIO_AUDIENCE.to_owned(),
             iat: claims.issued_at.unix_timestamp(),
+            nbf: claims.not_before.map(OffsetDateTime::unix_timestamp),
             exp: claims.expires_at.unix_timestamp(),
         };
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding).map_err(Error::internal)
@@ -49,14 +52,17 @@ impl StudioTokens for JwtStudioTokens {
     fn verify(&self, token: &str) -> Option<StudioClaims> {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.set_audience(&[STUDIO_AUDIENCE]);
-        // Expiry is checked against the service's clock by the domain.
+        // Expiry, `nbf` and the lifetime are checked against the service's clock by the domain.
         validation.validate_exp = false;
+        validation.validate_nbf = false;
+        validation.set_required_spec_claims(&["exp", "aud"]);
         let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &validation).ok()?.claims;
         Some(StudioClaims {
             user_id: claims.sub,
             business_id: BusinessId(claims.business),
             permissions: claims.perms,
             issued_at: OffsetDateTime::from_unix_timestamp(claims.iat).ok()?,
+            not_before: claims.nbf.map(OffsetDateTime::from_unix_timestamp).transpose().ok()?,
             expires_at: OffsetDateTime::from_unix_timestamp(claims.exp).ok()?,
         })
     }
@@ -79,6 +85,7 @@ mod tests {
             business_id: BusinessId::new_random(),
             permissions: vec!["campaign:view".into()],
             issued_at: now,
+            not_before: None,
             expires_at: now + time::Duration::HOUR,
         };
         let token = futures_lite_block_on(JwtStudioTokens::new(&secret).issue(&claims)).expect("token");

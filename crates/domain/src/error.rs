@@ -138,7 +138,9 @@ impl ErrorCode {
                 "Unknown route or resource, or a resource of another tenant (the same answer for both)."
             }
             ErrorCode::MethodNotAllowed => "The route exists but not with this HTTP method.",
-            ErrorCode::UnsupportedMediaType => "A request body was sent without Content-Type: application/json.",
+            ErrorCode::UnsupportedMediaType => {
+                "A request body was sent without Content-Type: application/json, or with a Content-Encoding."
+            }
             ErrorCode::PayloadTooLarge => "The request body is larger than the route accepts.",
             ErrorCode::RequestTimeout => "The request body did not arrive in time; send the request again.",
             ErrorCode::Conflict => {

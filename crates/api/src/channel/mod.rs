@@ -36,7 +36,7 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
 /// # Errors
 /// `Unauthenticated` for a missing or bad key.
 pub(crate) async fn authenticate<P: Platform>(state: &AppState<P>, req: &HttpRequest) -> Result<Principal, ApiError> {
-    Ok(state.tenancy.authenticate(presented_api_key(req)).await?)
+    Ok(state.tenancy.authenticate(presented_api_key(req)?).await?)
 }
 
 /// A workspace-scoped channel call that was let in: its key, quota subject and window state.
@@ -58,7 +58,7 @@ pub(crate) async fn admit<P: Platform>(
     scopes: &[&str],
     family: QuotaFamily,
 ) -> Result<Admitted, ApiError> {
-    let principal = state.tenancy.authenticate_for(presented_api_key(req), workspace_header(req)).await?;
+    let principal = state.tenancy.authenticate_for(presented_api_key(req)?, workspace_header(req)).await?;
     principal.require_any_scope(scopes)?;
     principal.require_business()?;
     let subject = key_subject(&principal);

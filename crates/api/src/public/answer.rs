@@ -39,6 +39,6 @@ pub async fn answer<P: Platform>(
     let rate = state.quotas.hit(&format!("session:{session}"), QuotaFamily::SessionWrite).await?;
     let request: AnswersRequest = parse_json(&req, &body)?;
     let answers = request.answers.into_iter().map(AnswerInput::from).collect();
-    let progress = state.respondents.answer(&code, session, bearer_token(&req), answers).await?;
+    let progress = state.respondents.answer(&code, session, bearer_token(&req)?, answers).await?;
     Ok(json_response(StatusCode::OK, &ProgressBody::from(progress), rate))
 }

@@ -33,6 +33,6 @@ pub async fn complete<P: Platform>(
     let (code, session) = path.into_inner();
     let session = session_id(&session)?;
     let rate = state.quotas.hit(&format!("session:{session}"), QuotaFamily::SessionWrite).await?;
-    let progress = state.respondents.complete(&code, session, bearer_token(&req)).await?;
+    let progress = state.respondents.complete(&code, session, bearer_token(&req)?).await?;
     Ok(json_response(StatusCode::OK, &CompletedBody::from(progress), rate))
 }

@@ -21,7 +21,7 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
 /// # Errors
 /// `Unauthenticated` for a missing, invalid or expired Studio token.
 pub(crate) fn authenticate<P: Platform>(state: &AppState<P>, req: &HttpRequest) -> Result<StudioClaims, ApiError> {
-    Ok(authenticate_studio(&state.studio_tokens, &state.clock, bearer_token(req))?)
+    Ok(authenticate_studio(&state.studio_tokens, &state.clock, bearer_token(req)?)?)
 }
 
 /// The quota subject of a Studio user.

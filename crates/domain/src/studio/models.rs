@@ -20,6 +20,8 @@ pub struct StudioClaims {
     pub business_id: BusinessId,
     pub permissions: Vec<String>,
     pub issued_at: OffsetDateTime,
+    /// The token's `nbf`, when it has one: it is refused before then.
+    pub not_before: Option<OffsetDateTime>,
     pub expires_at: OffsetDateTime,
 }
 

@@ -20,8 +20,18 @@ pub fn authenticate_studio<T: StudioTokens, K: Clock>(
     let unauthenticated = |why: &str| Error::refused(ErrorCode::Unauthenticated, why);
     let token = presented.ok_or_else(|| unauthenticated("no Studio session token was sent"))?;
     let claims = tokens.verify(token).ok_or_else(|| unauthenticated("the Studio session token is not valid"))?;
-    if claims.expires_at <= clock.now() {
+    let now = clock.now();
+    if claims.expires_at <= now {
         return Err(unauthenticated("the Studio session has expired; sign in again"));
+    }
+    // Tokens come from a signing service whose clock may run a little ahead of ours.
+    let skew = Duration::minutes(1);
+    if claims.issued_at > now + skew || claims.not_before.is_some_and(|nbf| nbf > now + skew) {
+        return Err(unauthenticated("the Studio session token is not valid yet"));
+    }
+    // The cap the issuing command applies holds for every token, whoever signed it.
+    if claims.expires_at - claims.issued_at > MAX_TTL {
+        return Err(unauthenticated("the Studio session token lives longer than 24 hours; sign in again"));
     }
     Ok(claims)
 }
@@ -54,6 +64,7 @@ pub async fn issue_studio_token<T: StudioTokens, K: Clock>(
         return Err(Error::validation("ttl", "must be 1 second to 24 hours"));
     }
     let issued_at = clock.now().replace_nanosecond(0).unwrap_or_else(|_| clock.now());
-    let claims = StudioClaims { user_id, business_id, permissions, issued_at, expires_at: issued_at + ttl };
+    let claims =
+        StudioClaims { user_id, business_id, permissions, issued_at, not_before: None, expires_at: issued_at + ttl };
     tokens.issue(&claims).await
 }

@@ -131,6 +131,7 @@ pub fn studio(business: BusinessId, permissions: &[&str]) -> StudioClaims {
         business_id: business,
         permissions: permissions.iter().map(|p| (*p).to_owned()).collect(),
         issued_at: now,
+        not_before: None,
         expires_at: now + Duration::HOUR,
     }
 }

@@ -35,6 +35,7 @@ pub async fn spent_partner_tokens_are_forgotten_once_expired<S: Store>(store: S)
         business_id: partner.business,
         permissions: vec![PERMISSION_VIEW.into(), PERMISSION_BUILD.into()],
         issued_at: now,
+        not_before: None,
         expires_at: now + Duration::HOUR,
     };
     let (key, secret) = w.keys.create(&builder, campaign.id).await.expect("launch key");

@@ -87,9 +87,10 @@ impl LaunchRequest {
         let device = input.device.unwrap_or_default();
         for (key, value) in &device {
             if !DEVICE_KEYS.contains(&key.as_str()) {
+                // The refusal lists what is allowed, never the key sent (docs/errors.md).
                 return Err(Error::validation(
                     "device",
-                    format!("unknown key `{}`; allowed: {}", printable(key), DEVICE_KEYS.join(", ")),
+                    format!("holds a key that is not one of: {}", DEVICE_KEYS.join(", ")),
                 ));
             }
             match value {

@@ -367,7 +367,7 @@ pub(crate) fn description(text: Option<String>) -> Result<Option<String>> {
 
 pub(crate) fn event_types(names: Vec<String>) -> Result<Vec<EventType>> {
     let mut types = Vec::new();
-    for name in names {
+    for (index, name) in names.into_iter().enumerate() {
         let subscribable = || EventType::SUBSCRIBABLE.map(EventType::as_str).join(", ");
         let event_type = match EventType::parse(&name) {
             Some(EventType::WebhookTest) => {
@@ -376,8 +376,9 @@ pub(crate) fn event_types(names: Vec<String>) -> Result<Vec<EventType>> {
             }
             Some(known) => known,
             None => {
-                let problem = format!("unknown event type {name:?}; subscribable: {}", subscribable());
-                return Err(Error::validation("eventTypes", problem));
+                // The refusal names the position, never the text sent (docs/errors.md).
+                let problem = format!("is not an event type; subscribable: {}", subscribable());
+                return Err(Error::validation(&format!("eventTypes[{index}]"), problem));
             }
         };
         if !types.contains(&event_type) {
