@@ -76,3 +76,27 @@ async fn a_head_that_trickles_is_cut_off() {
     let answer = read_all(&mut stream).await;
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
 }
+
+/// Requests the HTTP library cannot read are refused by it; no client can write ERROR log lines
+/// with them.
+#[tokio::test]
+async fn requests_the_library_cannot_read_write_no_error_lines() {
+    let app = spawn_app_with(|_| {}).await;
+    let marker = uuid::Uuid::new_v4().simple().to_string();
+    for request in [
+        format!("GET /healthz?{marker} HTTP/1.1\r\nHost: pulse\r\nBad Header: x\r\n\r\n"),
+        format!("NOT A REQUEST LINE {marker}\r\n\r\n"),
+        format!("GET /{marker} HTTP/1.1\r\nHost: pulse\r\nContent-Length: nope\r\n\r\n"),
+    ] {
+        let mut stream = connect(&app).await;
+        stream.write_all(request.as_bytes()).await.expect("write");
+        let answer = read_all(&mut stream).await;
+        assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    }
+    let errors: Vec<String> = crate::helpers::captured_logs()
+        .lines()
+        .filter(|l| l.contains("\"level\":\"ERROR\""))
+        .map(str::to_owned)
+        .collect();
+    assert!(!errors.iter().any(|l| l.contains("actix_http")), "{errors:?}");
+}
