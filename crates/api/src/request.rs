@@ -45,14 +45,15 @@ fn bearer_of(authorization: &str) -> Option<&str> {
     authorization.strip_prefix("Bearer ").or_else(|| authorization.strip_prefix("bearer ")).map(str::trim)
 }
 
-/// The header's value when it is sent once; `None` when it is absent or not visible ASCII.
+/// The header's value when it is sent once; `None` when it is absent. A value that is not visible
+/// ASCII reads as empty, never as absent: it still counts as a credential sent.
 fn single_header<'r>(req: &'r HttpRequest, name: &str) -> Result<Option<&'r str>, ApiError> {
     let mut values = req.headers().get_all(name);
     let first = values.next();
     if values.next().is_some() {
         return Err(ambiguous());
     }
-    Ok(first.and_then(|v| v.to_str().ok()))
+    Ok(first.map(|v| v.to_str().unwrap_or_default()))
 }
 
 fn ambiguous() -> ApiError {
