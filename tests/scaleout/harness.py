@@ -218,7 +218,7 @@ defaults
     mode http
     log global
     # One line per request: the suite's request id, the replica, the status, how it ended.
-    log-format "rid=%[capture.req.hdr(0)] srv=%s status=%ST term=%tsc retries=%rc"
+    log-format "rid=%[capture.req.hdr(0)] srv=%s status=%ST term=%tsc retries=%rc Tw=%Tw Tc=%Tc Tr=%Tr Ta=%Ta"
     timeout connect 1s
     timeout client 120s
     # Longer than anything pulse may take (the slow-link scenario measures pulse's own limits).

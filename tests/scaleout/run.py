@@ -492,6 +492,17 @@ async def scenario_webhooks(st: Stack, fig: dict, events: int) -> None:
     fig["attempt_log_lines_by_replica"] = {r.name: len(r.log_lines("webhook attempt")) for r in st.replicas}
 
 
+def logged_causes(st: Stack, request_ids: list[str]) -> dict[str, int]:
+    """What the replicas logged as the cause of these requests' errors."""
+    wanted = set(request_ids)
+    found: Counter = Counter()
+    for r in st.replicas:
+        for line in r.log_lines("internal error"):
+            if line.get("span", {}).get("request_id") in wanted:
+                found[line.get("cause", "?")] += 1
+    return dict(found)
+
+
 class ConnectionWatch:
     """Which process owns each TCP connection to the receiver, from `ss` every 50 ms, so each POST
     the receiver took (it records the peer port) can be put down to the replica that sent it."""
@@ -611,6 +622,8 @@ async def scenario_kill(st: Stack, fig: dict) -> None:
                f"request it has not begun to read, instead of first reporting not ready and serving on until the "
                f"balancer has taken the replica out")
         wrong = [o for o in lost if not on_victim(o) and o not in at_term]
+        fig["lost_in_flight_on_killed"] = len(lost) - len(wrong) - len(at_term)
+        fig["lost_other"] = len(wrong) + len(at_term)
         expect(not wrong, f"{len(wrong)} requests lost that were not in flight on the killed replica: "
                          f"{[dict(op=o.op, status=o.status, replica=o.backend, error=o.error, rid=o.rid, sent_after_kill_s=round(o.started - kill_at, 3), sent_after_term_s=round(o.started - term_at, 3), ended_after_term_s=round(o.ended - term_at, 3)) for o in wrong[:5]]}")
         lost_reads = [o for o in lost if o.op == "read"]
@@ -653,6 +666,8 @@ async def scenario_kill(st: Stack, fig: dict) -> None:
         expect(sent == len(trail["attempts"][d]) + 1,
                f"delivery {d} in flight on the killed replica: {sent} POSTs for {len(trail['attempts'][d])} attempts")
     expect(not late, f"deliveries of the killed replica recorded before its lease ran out: {late[:3]}")
+    finals = [trail["attempts"][d][-1][2] - kill_wall for d in orphaned]
+    fig["killed_deliveries_resent_after_kill_s"] = [round(min(finals), 1), round(max(finals), 1)]
     # The killed replica's analysis claims have a 5-minute lease (docs/operations.md): they are
     # counted, not waited for.
     held = int(await st.pg.scalar(f"SELECT count(*) FROM analysis_jobs WHERE campaign_id = '{cid}' "
@@ -709,6 +724,7 @@ async def scenario_pg_restart(st: Stack, fig: dict) -> None:
         bad = [o for o in rec.outcomes if not (o.status in (200, 201) or (o.pulse and o.status == 503 and o.code))]
         expect(not bad, f"{len(bad)} answers other than success or a 503 envelope while PostgreSQL stopped and "
                         f"started: {Counter((o.op, o.status, o.code, o.pulse, o.error[:40]) for o in bad).most_common(5)}"
+                        f"; the causes pulse logged: {logged_causes(st, [o.headers.get('X-Request-Id') for o in bad if o.pulse])}"
                         f"; request ids {[o.headers.get('X-Request-Id') for o in bad if o.pulse][:4]}")
         refused = [o for o in rec.outcomes if o.status == 503]
         fig["refusal_codes"] = dict(Counter(o.code for o in refused))
@@ -746,7 +762,7 @@ async def scenario_slow_link(st: Stack, fig: dict) -> None:
     sessions: list[dict] = []
     stop = asyncio.Event()
     delay = 2.0
-    async with client(limit=64) as http:
+    async with client(limit=256) as http:  # more than the loops: no request waits in the client
         cid, code = await campaign(st, p, http, "slowlink")
         sub = await endpoint(st, p, http, "slowlink")
 
@@ -818,7 +834,7 @@ async def scenario_slow_link(st: Stack, fig: dict) -> None:
            f"{ACQUIRE_TIMEOUT} s acquire timeout instead of ending with the 503 envelope: "
            f"{sum(fig['while_slow_over_acquire_timeout'].values())} of {len(slow)} took longer than "
            f"{ACQUIRE_TIMEOUT + 1} s (by op and status: {fig['while_slow_over_acquire_timeout']}); the slowest: "
-           f"{[(o.op, o.status, round(o.seconds, 1), o.headers.get('X-Request-Id') if o.status else None) for o in slowest[:3]]}")
+           f"{[(o.op, o.status, round(o.seconds, 1), o.headers.get('X-Request-Id') if o.status else None, o.rid) for o in slowest[:3]]}")
 
 
 SCENARIOS = {
@@ -899,8 +915,13 @@ async def main() -> int:
             print(f"{name:12} NOT RUN")
             continue
         outcome, fig, secs = results[name]
-        print(f"{name:12} {outcome.splitlines()[0][:300]:50} {secs:6.1f} s  tried={fig.get('tried', '-')} "
-              f"refused={fig.get('refused', '-')} lost={fig.get('lost', '-')} statuses={fig.get('by_status', '-')}")
+        lost = fig.get("lost", "-")
+        if "lost_other" in fig:
+            lost = f"{lost} ({fig['lost_in_flight_on_killed']} in flight on the killed replica, {fig['lost_other']} other)"
+        print(f"{name:12} {'PASS' if outcome == 'PASS' else 'FAIL'} {secs:6.1f} s  tried={fig.get('tried', '-')} "
+              f"refused={fig.get('refused', '-')} lost={lost} statuses={fig.get('by_status', '-')}")
+        if outcome != "PASS":
+            print(f"{'':12} {outcome}")
     passed = sum(1 for r in results.values() if r[0] == "PASS")
     failed = len(only) - passed if only else 1
     print(f"total {total:.1f} s")
