@@ -12,6 +12,8 @@ use crate::helpers::{captured_logs, envelope, spawn_app, spawn_app_with, unreach
 
 async fn attached(response: reqwest::Response) -> Vec<Value> {
     assert_eq!(response.status(), 200);
+    let cache = response.headers().get("cache-control").and_then(|v| v.to_str().ok());
+    assert_eq!(cache, Some("no-store"), "invitation links are credentials");
     let body: Value = response.json().await.expect("json");
     body["rows"].as_array().expect("rows").clone()
 }

@@ -131,6 +131,8 @@ impl TestApp {
     pub async fn minted(&self, key: &str, campaign: &str) -> Link {
         let response = self.mint_link(key, &serde_json::json!({"campaignId": campaign})).await;
         assert_eq!(response.status(), 201);
+        let cache = response.headers().get("cache-control").and_then(|v| v.to_str().ok());
+        assert_eq!(cache, Some("no-store"), "a minted link is a credential");
         let body: Value = response.json().await.expect("json");
         Link::parse(body["url"].as_str().expect("url"))
     }

@@ -9,7 +9,7 @@ use pulse_domain::tenancy::models::Scope;
 use super::json::{LaunchLinkRequest, LaunchLinkResponse};
 use crate::channel::{Admitted, admit};
 use crate::error::{ApiError, ErrorBody};
-use crate::request::{json_response, parse_json, workspace_header};
+use crate::request::{json_response, no_store, parse_json, workspace_header};
 use crate::state::{AppState, Platform};
 
 /// Mint a single-use respondent link that carries the partner's context; it expires in 10
@@ -37,5 +37,6 @@ pub async fn mint_launch_link<P: Platform>(
     let Admitted { principal, rate, .. } = admit(&state, &req, &[Scope::LAUNCH], QuotaFamily::Launch).await?;
     let request: LaunchLinkRequest = parse_json(&req, &body)?;
     let minted = state.campaigns.mint_link(&principal, workspace_header(&req), request.into()).await?;
-    Ok(json_response(StatusCode::CREATED, &LaunchLinkResponse::from(minted), rate))
+    // The link is a single-use credential: no cache keeps it.
+    Ok(no_store(json_response(StatusCode::CREATED, &LaunchLinkResponse::from(minted), rate)))
 }

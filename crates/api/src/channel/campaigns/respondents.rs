@@ -12,7 +12,7 @@ use super::campaign_id;
 use super::json::{AudienceRequest, AudienceResponse, to_value};
 use crate::channel::{Admitted, admit};
 use crate::error::{ApiError, ErrorBody};
-use crate::request::{Reply, idempotent, parse_json, workspace_header};
+use crate::request::{Reply, idempotent, no_store, parse_json, workspace_header};
 use crate::state::{AppState, Platform};
 
 /// Attach respondents by the partner's own reference. Every row is checked first: one bad row
@@ -55,4 +55,6 @@ pub async fn attach_respondents<P: Platform>(
         Ok(Reply { status: StatusCode::OK, replay_body: body.clone(), body })
     })
     .await
+    // The invitation links are each respondent's credential: no cache keeps them.
+    .map(no_store)
 }
