@@ -56,6 +56,15 @@ def expect(condition: bool, message: str) -> None:
         FINDINGS.append(message)
 
 
+def _die_with_parent() -> None:
+    # prctl(PR_SET_PDEATHSIG, SIGKILL): a child dies with the suite, even when the suite is killed.
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
+    except OSError:
+        pass
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -150,8 +159,8 @@ class Replica:
     async def start(self) -> None:
         logf = open(self.log_path, "ab")
         self.proc = await asyncio.create_subprocess_exec(
-            str(self.binary), "serve", env=self.env, stdout=logf, stderr=subprocess.STDOUT
-        )
+            str(self.binary), "serve", env=self.env, stdout=logf, stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent)
         logf.close()
 
     @property
@@ -284,8 +293,8 @@ class HAProxy:
                                                live_servers=servers))
         await run("haproxy", "-c", "-q", "-f", str(self.cfg))
         logf = open(self.dir / "haproxy.log", "ab")
-        self.proc = await asyncio.create_subprocess_exec("haproxy", "-db", "-f", str(self.cfg),
-                                                         stdout=logf, stderr=subprocess.STDOUT)
+        self.proc = await asyncio.create_subprocess_exec("haproxy", "-db", "-f", str(self.cfg), stdout=logf,
+                                                         stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
         logf.close()
 
     async def command(self, cmd: str) -> str:
@@ -352,7 +361,8 @@ class Helper:
     async def start(self) -> None:
         logf = open(self.dir / f"{Path(self.script).stem}.log", "ab")
         self.proc = await asyncio.create_subprocess_exec(sys.executable, str(HERE / self.script), *self.args,
-                                                         stdout=logf, stderr=subprocess.STDOUT)
+                                                         stdout=logf, stderr=subprocess.STDOUT,
+                                                         preexec_fn=_die_with_parent)
         logf.close()
 
     def stop(self) -> None:

@@ -85,22 +85,27 @@ def replica_env(pg_url: str, base_url: str, key: str) -> dict[str, str]:
 
 
 async def bring_up(binary: Path, dir: Path) -> Stack:
+    """The whole stack; whatever was started is stopped again when a step fails."""
     t0 = time.monotonic()
     pg = Postgres(dir / "pg", max_connections=REPLICAS * POOL_SIZE * 2 + 20)
-    await pg.init()
     haproxy = HAProxy(dir)
     env = replica_env(pg.url, haproxy.url, master_key())
     st = Stack(binary=binary, dir=dir, pg=pg, env=env, haproxy=haproxy)
-    log("pulse migrate:", (await run(str(binary), "migrate", env=env)).strip()[:80], "…")
-    st.replicas = [Replica(f"r{i + 1}", binary, env, dir) for i in range(REPLICAS)]
-    haproxy.replicas = st.replicas
-    await asyncio.gather(*(r.start() for r in st.replicas))
-    await asyncio.gather(*(r.wait_ready() for r in st.replicas))
-    await haproxy.start()
-    await haproxy.wait_up([r.name for r in st.replicas])
-    st.receiver = Receiver(dir)
-    await st.receiver.start()
-    await st.receiver.wait_ready()
+    try:
+        await pg.init()
+        log("pulse migrate:", (await run(str(binary), "migrate", env=env)).strip()[:80], "…")
+        st.replicas = [Replica(f"r{i + 1}", binary, env, dir) for i in range(REPLICAS)]
+        haproxy.replicas = st.replicas
+        await asyncio.gather(*(r.start() for r in st.replicas))
+        await asyncio.gather(*(r.wait_ready() for r in st.replicas))
+        await haproxy.start()
+        await haproxy.wait_up([r.name for r in st.replicas])
+        st.receiver = Receiver(dir)
+        await st.receiver.start()
+        await st.receiver.wait_ready()
+    except BaseException:
+        st.close()
+        raise
     log(f"stack up in {time.monotonic() - t0:.1f} s: PostgreSQL :{pg.port}, replicas "
         + ", ".join(f"{r.name} :{r.port}" for r in st.replicas) + f", haproxy :{haproxy.port}, "
         f"receiver :{st.receiver.port}")
@@ -670,9 +675,11 @@ async def scenario_kill(st: Stack, fig: dict) -> None:
     fig["killed_deliveries_resent_after_kill_s"] = [round(min(finals), 1), round(max(finals), 1)]
     # The killed replica's analysis claims have a 5-minute lease (docs/operations.md): they are
     # counted, not waited for.
-    held = int(await st.pg.scalar(f"SELECT count(*) FROM analysis_jobs WHERE campaign_id = '{cid}' "
-                                  "AND due_at > now() + interval '60 seconds'"))
-    fig["analyses_under_killed_lease"] = held
+    held, due_in = (await st.pg.psql(
+        f"SELECT count(*), coalesce(round(extract(epoch FROM max(due_at) - now())), 0) FROM analysis_jobs "
+        f"WHERE campaign_id = '{cid}' AND due_at > now() + interval '60 seconds'"))[0]
+    fig["analyses_under_killed_lease"] = int(held)
+    fig["analyses_under_killed_lease_due_in_s"] = int(float(due_in))
     lost_starts = sum(1 for o in rec.outcomes if o.op == "start" and is_lost(o))
     await check_sessions(st, cid, sessions, fig, lost_starts=lost_starts, analyses=False)
     # Back to three replicas for what follows.
@@ -854,6 +861,8 @@ async def main() -> int:
     parser.add_argument("--events", type=int, default=10_000, help="webhook events of the webhook scenario")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs) after the run")
     args = parser.parse_args()
+    # SIGTERM (a CI timeout) ends the run as Ctrl-C does: through the clean-up below.
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
     only = [s for s in args.only.split(",") if s] or list(SCENARIOS)
     unknown = set(only) - set(SCENARIOS)
     if unknown:

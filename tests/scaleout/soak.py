@@ -24,6 +24,7 @@ sys.dont_write_bytecode = True
 import argparse
 import asyncio
 import shutil
+import signal
 import tempfile
 import time
 from collections import Counter
@@ -75,6 +76,8 @@ async def main() -> int:
     parser.add_argument("--rate", type=float, default=0, help="requests per second; default half the probe's")
     parser.add_argument("--max-error-rate", type=float, default=0.001)
     args = parser.parse_args()
+    # SIGTERM (a CI timeout) ends the run as Ctrl-C does: through the clean-up below.
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
     source = Path(args.pulse)
     if not source.is_file() and args.pulse == parser.get_default("pulse"):
         source = Path("target/debug/pulse")
