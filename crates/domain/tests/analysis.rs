@@ -168,3 +168,50 @@ fn the_rules_judge_duration_coverage_and_words() {
     let coverage = QualityInput { min_coverage_ratio: Some(0.7), ..QualityInput::default() };
     assert_eq!(judge(&quality(coverage), &input, true).rejection, Some(Rejection::LowCoverage));
 }
+
+/// An analyzer whose every call fails with `code`, as a model behind an unreachable service, or a
+/// database gone, would.
+#[derive(Clone, Copy)]
+struct Failing(ErrorCode);
+
+impl pulse_domain::analysis::ports::Analyzer for Failing {
+    fn info(&self) -> pulse_domain::analysis::models::AnalyzerInfo {
+        FakeAnalyzer::default().info()
+    }
+
+    async fn sentiment(
+        &self,
+        _: &str,
+        _: &pulse_domain::campaigns::models::LanguageTag,
+    ) -> pulse_domain::Result<Option<f64>> {
+        Err(match self.0 {
+            ErrorCode::Unavailable => pulse_domain::Error::Unavailable("the database went away".into()),
+            _ => pulse_domain::Error::internal("the model failed"),
+        })
+    }
+
+    async fn key_phrases(
+        &self,
+        text: &str,
+        language: &pulse_domain::campaigns::models::LanguageTag,
+    ) -> pulse_domain::Result<Option<Vec<pulse_domain::analysis::models::KeyPhrase>>> {
+        FakeAnalyzer::default().key_phrases(text, language).await
+    }
+}
+
+#[test]
+fn an_unreachable_database_is_tried_again_in_seconds_and_a_failing_analysis_on_the_schedule() {
+    use pulse_domain::analysis::models::{UNAVAILABLE_RETRY, retry_delay};
+    for (code, delay) in [(ErrorCode::Unavailable, UNAVAILABLE_RETRY), (ErrorCode::Internal, retry_delay(0))] {
+        let l = lab();
+        let p = partner(&l.w, true);
+        let campaign = campaign_with(&l.w, &p, QualityInput::default());
+        respond(&l.w, &p, &campaign, 5, "great food, good driver", 60);
+        let failing = Analysis::new(l.w.store.clone(), Failing(code), TestCrypto::default(), l.w.clock.clone());
+        let now = pulse_domain::shared::clock::Clock::now(&l.w.clock);
+        let round = block_on(failing.run_due()).expect("ran");
+        assert_eq!(round[0].outcome, AnalysisOutcome::Failed { code, retry_at: now + delay }, "{code:?}");
+        l.w.clock.advance(delay);
+        assert_eq!(block_on(l.analysis.run_due()).expect("ran").len(), 1, "{code:?}: due again after {delay}");
+    }
+}

@@ -10,11 +10,20 @@ pub(crate) fn from_pool(error: PoolError) -> Error {
 
 pub(crate) fn from_diesel(error: DieselError) -> Error {
     match error {
-        DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => {
-            Error::Unavailable("database connection closed".to_owned())
+        DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand, _) => {
+            Error::Unavailable("database connection lost".to_owned())
+        }
+        DieselError::DatabaseError(DatabaseErrorKind::Unknown, info) if server_going_away(info.message()) => {
+            Error::Unavailable("the database is shutting down or restarting".to_owned())
         }
         other => Error::internal(other),
     }
+}
+
+/// The server's own words when it ends a session it is shutting down or is not ready for one
+/// (SQLSTATE class 57: 57P01, 57P02, 57P03); the driver hands over the message, not the code.
+fn server_going_away(message: &str) -> bool {
+    message.starts_with("terminating connection due to") || message.starts_with("the database system is")
 }
 
 /// The name of the violated constraint, when `error` is a unique or foreign key violation.

@@ -40,8 +40,13 @@ pub struct KeyPhrase {
 
 pub const MAX_PHRASES_PER_ANSWER: usize = 5;
 
-/// How long a claimed analysis is held before another worker may take it over.
-pub const ANALYSIS_LEASE: time::Duration = time::Duration::minutes(5);
+/// How long a claimed analysis is held before another worker may take it over: a round of a batch
+/// takes milliseconds, so a minute outlasts it, and a dead worker's sessions come back soon.
+pub const ANALYSIS_LEASE: time::Duration = time::Duration::minutes(1);
+
+/// When an analysis failed because the database could not be reached, not because of the
+/// session: it is tried again this soon.
+pub const UNAVAILABLE_RETRY: time::Duration = time::Duration::seconds(5);
 
 /// Sessions claimed per round.
 pub const ANALYSIS_BATCH: u32 = 16;

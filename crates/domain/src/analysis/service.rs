@@ -2,12 +2,12 @@
 
 use crate::analysis::models::{
     ANALYSIS_BATCH, ANALYSIS_LEASE, AnalysisJob, AnalysisOutcome, AnalysisRecord, AnalysisSummary, Step, StepResult,
-    encode_phrases, input_of, judge, phrases_seal_context, redact_contacts, retry_delay,
+    UNAVAILABLE_RETRY, encode_phrases, input_of, judge, phrases_seal_context, redact_contacts, retry_delay,
 };
 use crate::analysis::ports::{AnalysisRepository, Analyzer};
 use crate::campaigns::models::QuestionKind;
 use crate::campaigns::ports::CampaignRepository;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{CampaignId, EventId};
 use crate::results::models::AnalyzedAnswer;
 use crate::results::service::tally_session;
@@ -48,8 +48,16 @@ where
             let outcome = match self.analyze(&job).await {
                 Ok(outcome) => outcome,
                 Err(error) => {
-                    let retry_at = self.clock.now() + retry_delay(job.attempts);
-                    self.repo.release_analysis(job.session, job.claim_token, retry_at).await?;
+                    // A database blip is no fault of the session: soon again, not on the schedule.
+                    let delay = if error.code() == ErrorCode::Unavailable {
+                        UNAVAILABLE_RETRY
+                    } else {
+                        retry_delay(job.attempts)
+                    };
+                    let retry_at = self.clock.now() + delay;
+                    // A release that fails (the database is gone) leaves the job to its lease; the
+                    // round goes on with the others rather than holding them all under theirs.
+                    let _released = self.repo.release_analysis(job.session, job.claim_token, retry_at).await;
                     AnalysisOutcome::Failed { code: error.code(), retry_at }
                 }
             };
