@@ -41,8 +41,10 @@ pub struct KeyPhrase {
 pub const MAX_PHRASES_PER_ANSWER: usize = 5;
 
 /// How long a claimed analysis is held before another worker may take it over: a round of a batch
-/// takes milliseconds, so a minute outlasts it, and a dead worker's sessions come back soon.
-pub const ANALYSIS_LEASE: time::Duration = time::Duration::minutes(1);
+/// takes milliseconds, so this outlasts it many times, and the sessions of a worker that died (or
+/// lost the database mid-round) come back within seconds. A round that did outlast it loses only
+/// its work: another worker's claim is the one that records.
+pub const ANALYSIS_LEASE: time::Duration = time::Duration::seconds(20);
 
 /// When an analysis failed because the database could not be reached, not because of the
 /// session: it is tried again this soon.
