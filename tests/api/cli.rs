@@ -276,3 +276,42 @@ async fn commands_using_the_development_secrets_are_quiet() {
     assert!(token["token"].as_str().is_some());
     std::fs::remove_dir_all(&workdir).expect("clean up");
 }
+
+/// On SIGTERM the process first answers readiness with 503 (balancers stop sending here) while
+/// still serving, then drains and exits 0.
+#[tokio::test]
+async fn a_stop_signal_turns_readiness_off_before_the_server_drains() {
+    let app = spawn_app().await;
+    let master = app.settings.master_key.as_ref().expect("master key").expose_secret().to_owned();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("address").port();
+    let mut serve = std::process::Command::new(env!("CARGO_BIN_EXE_pulse"))
+        .arg("serve")
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("DATABASE_URL", app.db.url())
+        .env("PULSE_MASTER_KEY", master)
+        .env("PULSE_BIND", format!("127.0.0.1:{port}"))
+        .env("PULSE_DRAIN_SECS", "2")
+        .current_dir(scratch_dir())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("pulse serve");
+    let base = format!("http://127.0.0.1:{port}");
+    let ready = || app.client.get(format!("{base}/readyz")).send();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !ready().await.is_ok_and(|r| r.status() == 200) {
+        assert!(std::time::Instant::now() < deadline, "the server came up");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let pid = serve.id().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().expect("kill").success());
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let (status, code, description) = envelope(ready().await.expect("still serving")).await;
+    assert_eq!((status, code.as_str()), (503, "UNAVAILABLE"));
+    assert!(description.contains("shutting down"), "{description}");
+    let live = app.client.get(format!("{base}/healthz")).send().await.expect("still serving during the grace");
+    assert_eq!(live.status(), 200);
+    let exit = tokio::task::spawn_blocking(move || serve.wait()).await.expect("joined").expect("exit status");
+    assert!(exit.success(), "{exit}");
+}

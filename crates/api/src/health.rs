@@ -3,6 +3,7 @@
 use actix_web::http::StatusCode;
 use actix_web::web::Data;
 use actix_web::{HttpResponse, web};
+use pulse_domain::ErrorCode;
 use pulse_domain::shared::health::HealthCheck as _;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -38,10 +39,17 @@ pub async fn healthz() -> HttpResponse {
     get, path = "/readyz", operation_id = "readyz", tag = "operations",
     responses(
         (status = 200, body = HealthBody),
-        (status = 503, description = "UNAVAILABLE: the database does not answer", body = ErrorBody),
+        (status = 503, description = "UNAVAILABLE: the database does not answer, or this replica is shutting down", body = ErrorBody),
     )
 )]
 pub async fn readyz<P: Platform>(state: Data<AppState<P>>) -> Result<HttpResponse, ApiError> {
+    if state.draining.load(std::sync::atomic::Ordering::Acquire) {
+        let mut response = crate::error::envelope(ErrorCode::Unavailable, "this replica is shutting down");
+        response
+            .headers_mut()
+            .insert(actix_web::http::header::RETRY_AFTER, actix_web::http::header::HeaderValue::from_static("5"));
+        return Ok(response);
+    }
     state.health.ping().await?;
     Ok(json_response(StatusCode::OK, &HealthBody { status: "ready" }, None))
 }

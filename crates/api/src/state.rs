@@ -114,4 +114,7 @@ pub struct AppState<P: Platform> {
     pub metrics: crate::metrics::MetricsExport,
     /// How long a request body may take to arrive (`PULSE_BODY_TIMEOUT_SECS`).
     pub body_timeout: std::time::Duration,
+    /// Set when the process was asked to stop: readiness answers 503 so balancers stop sending
+    /// requests here before the server stops taking them.
+    pub draining: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }

@@ -30,6 +30,9 @@ pub struct Settings {
     pub bind: SocketAddr,
     /// Where `/metrics` is served instead of the main listener (`PULSE_METRICS_BIND`).
     pub metrics_bind: Option<SocketAddr>,
+    /// How long readiness answers 503 after a stop signal before the server stops taking requests
+    /// (`PULSE_DRAIN_SECS`): longer than the balancer takes to notice.
+    pub drain_grace: std::time::Duration,
     /// How long a client may take to send a request's head (`PULSE_HEADER_TIMEOUT_SECS`).
     pub header_timeout: std::time::Duration,
     /// How long a client may take to send a request's body once its head is read
@@ -250,6 +253,7 @@ impl Settings {
         let bind_text = var("PULSE_BIND").unwrap_or_else(|| DEFAULT_BIND.to_owned());
         let bind = bind_text.parse().with_context(|| format!("PULSE_BIND `{bind_text}` is not host:port"))?;
         let header_timeout = seconds(&var, "PULSE_HEADER_TIMEOUT_SECS", 5, 1..=60)?;
+        let drain_grace = seconds(&var, "PULSE_DRAIN_SECS", 5, 0..=60)?;
         let body_timeout = seconds(&var, "PULSE_BODY_TIMEOUT_SECS", 10, 1..=300)?;
         let metrics_bind = var("PULSE_METRICS_BIND")
             .map(|text| text.parse().with_context(|| format!("PULSE_METRICS_BIND `{text}` is not host:port")))
@@ -312,6 +316,7 @@ impl Settings {
             metrics_bind,
             header_timeout,
             body_timeout,
+            drain_grace,
             base_url,
             survey_url,
             master_key: var("PULSE_MASTER_KEY").map(SecretString::from),

@@ -2,6 +2,7 @@
 //! can start the real thing on a free port.
 
 use std::net::TcpListener;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -190,6 +191,7 @@ pub struct Application {
     server: Server,
     metrics_server: Option<Server>,
     metrics_server_port: Option<u16>,
+    drain_grace: Duration,
     state: web::Data<ServerState>,
     dispatcher: Arc<ServerDispatcher>,
     webhook_poll: Duration,
@@ -280,12 +282,15 @@ impl Application {
             health: store,
             metrics,
             body_timeout: settings.body_timeout,
+            draining: Arc::new(AtomicBool::new(false)),
         });
         let app_state = state.clone();
         // A head that trickles is cut off by actix itself (408, no body: no hook reaches it); a body
         // that trickles by the body deadline middleware, with the envelope.
         let server = HttpServer::new(move || pulse_api::app(app_state.clone()))
             .client_request_timeout(settings.header_timeout)
+            // Stop signals are ours: readiness turns 503 first, then the server drains.
+            .disable_signals()
             .listen(listener)?
             .shutdown_timeout(10)
             .run();
@@ -296,6 +301,7 @@ impl Application {
                 anyhow::Ok(
                     HttpServer::new(move || pulse_api::metrics_app(metrics_state.clone()))
                         .workers(1)
+                        .disable_signals()
                         .listen(listener)?
                         .shutdown_timeout(1)
                         .run(),
@@ -307,6 +313,7 @@ impl Application {
             server,
             metrics_server,
             metrics_server_port,
+            drain_grace: settings.drain_grace,
             state,
             dispatcher: Arc::new(dispatcher),
             webhook_poll: settings.webhooks.poll_every,
@@ -338,9 +345,15 @@ impl Application {
         let analyses = tokio::spawn(workers::analyze_sessions(self.analysis, stop.clone(), self.analysis_poll));
         let exports = tokio::spawn(workers::render_exports(self.state.clone(), stop.clone(), self.export_poll));
         let messages = tokio::spawn(workers::send_messages(self.state.clone(), stop.clone(), self.outreach_poll));
+        let on_signal = tokio::spawn(drain_on_stop_signal(
+            self.server.handle(),
+            Arc::clone(&self.state.draining),
+            self.drain_grace,
+        ));
         let metrics_handle = self.metrics_server.as_ref().map(Server::handle);
         let metrics_served = self.metrics_server.map(tokio::spawn);
         let served = self.server.await;
+        on_signal.abort();
         if let Some(handle) = metrics_handle {
             handle.stop(true).await;
         }
@@ -355,6 +368,32 @@ impl Application {
         messages.await?;
         Ok(served?)
     }
+}
+
+/// On SIGTERM or SIGINT: readiness answers 503 at once, so balancers stop sending requests here;
+/// after `grace` (longer than their check interval) the server stops taking connections and lets
+/// the requests in flight finish. Stopping at once would close connections whose request had
+/// just arrived but was not read yet, which a balancer cannot replay.
+async fn drain_on_stop_signal(server: actix_web::dev::ServerHandle, draining: Arc<AtomicBool>, grace: Duration) {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(error) => {
+                tracing::error!(%error, "SIGTERM cannot be watched; only SIGINT stops the server");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    tokio::select! {
+        () = terminate => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+    draining.store(true, Ordering::Release);
+    tracing::info!(grace_secs = grace.as_secs(), "stop signal: readiness answers 503, then the server drains");
+    tokio::time::sleep(grace).await;
+    server.stop(true).await;
 }
 
 /// The process's one metrics recorder: installed by the first application built (tests build
