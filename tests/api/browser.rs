@@ -637,7 +637,14 @@ async fn consent_progress_and_thanks(app: &TestApp, browser: &Browser, url: &str
     browser.client.goto(url).await.expect("open the link again");
     let answered = browser.testid("screen-answered").await;
     let heading = answered.find(Locator::Css("h1")).await.expect("a heading");
-    assert_eq!(browser.text(&heading).await, "You have already answered");
+    // The screen fades in: WebDriver reads no text from an element that is not shown yet.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let mut text = browser.text(&heading).await;
+    while text.is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        text = browser.text(&heading).await;
+    }
+    assert_eq!(text, "You have already answered");
     assert!(browser.page_text().await.contains("Thank you!"));
     let consent = browser.client.find_all(Locator::Css("[data-testid=consent-button]")).await.expect("find");
     assert!(consent.is_empty(), "no consent is offered");
