@@ -49,6 +49,8 @@ QUOTA_N = 240  # the identity quota (GET /whoami) the quota scenario spends
 POOL_SIZE = 16
 REPLICAS = 3
 ACQUIRE_TIMEOUT = 5  # pulse's pool: waiting for, or making, a connection
+# PULSE_REQUEST_TIMEOUT_SECS of the replicas: work running longer is answered with the envelope.
+REQUEST_TIMEOUT = 5
 # How long after SIGKILL a request may still have been handed to the dying replica.
 KILL_WINDOW = 0.25
 # The kill scenario's receiver answers every attempt after this long, so some are always in flight.
@@ -72,6 +74,7 @@ def replica_env(pg_url: str, base_url: str, key: str) -> dict[str, str]:
         "PULSE_LOG_FORMAT": "json",
         "PULSE_LOG": "info",
         "PULSE_DB_POOL_SIZE": str(POOL_SIZE),
+        "PULSE_REQUEST_TIMEOUT_SECS": str(REQUEST_TIMEOUT),
         # The quota scenario spends `identity`; every family the other scenarios load is raised
         # out of their way (quotas are per key or network, and every load here is one network).
         "PULSE_QUOTAS": f"identity={QUOTA_N},campaign_read=1000000,launch=1000000,start_attempt=1000000,"
@@ -829,20 +832,24 @@ async def scenario_slow_link(st: Stack, fig: dict) -> None:
                             for m in ("pulse_db_pool_connections", "pulse_db_pool_in_use", "pulse_db_pool_waiting")}
         fig["pool_after"] = pool
         expect(all(v["pulse_db_pool_waiting"] == 0 for v in pool.values()), f"callers still waiting for a connection: {pool}")
-    await check_sessions(st, cid, sessions, fig)
+    # A start answered 503 because its work ran past the deadline still finishes in the background
+    # (docs/errors.md, "Slow database"): its session exists though no start answered 201 for it.
+    timed_out_starts = sum(1 for o in rec.outcomes if o.op == "start" and o.status == 503)
+    fig["starts_answered_503"] = timed_out_starts
+    await check_sessions(st, cid, sessions, fig, lost_starts=timed_out_starts)
     await check_trail(st, sub, "slowlink", fig, unrecorded_window=(slow_wall, fast_wall + 2))
     # No request should hang on a slow link: each ends, with its answer or the 503 envelope, within
-    # the pool's acquire timeout (5 s, crates/postgres/src/pool.rs; no PULSE_DB_POOL_* variable sets
-    # it) plus a second of slack.
+    # the replicas' request deadline (PULSE_REQUEST_TIMEOUT_SECS; the pool's acquire timeout is the
+    # same 5 s) plus a second of slack.
+    limit = max(ACQUIRE_TIMEOUT, REQUEST_TIMEOUT) + 1
     slowest = sorted(slow, key=lambda o: o.seconds, reverse=True)
     fig["slowest_while_slow_s"] = round(slowest[0].seconds, 2) if slowest else 0
-    fig["while_slow_over_acquire_timeout"] = dict(Counter(
-        f"{o.op}:{o.status}" for o in slow if o.seconds > ACQUIRE_TIMEOUT + 1))
-    expect(fig["slowest_while_slow_s"] <= ACQUIRE_TIMEOUT + 1,
-           f"on a link adding {delay} s to each chunk from PostgreSQL, requests ran past the pool's "
-           f"{ACQUIRE_TIMEOUT} s acquire timeout instead of ending with the 503 envelope: "
-           f"{sum(fig['while_slow_over_acquire_timeout'].values())} of {len(slow)} took longer than "
-           f"{ACQUIRE_TIMEOUT + 1} s (by op and status: {fig['while_slow_over_acquire_timeout']}); the slowest: "
+    fig["while_slow_over_deadline"] = dict(Counter(f"{o.op}:{o.status}" for o in slow if o.seconds > limit))
+    expect(fig["slowest_while_slow_s"] <= limit,
+           f"on a link adding {delay} s to each chunk from PostgreSQL, requests ran past the "
+           f"{REQUEST_TIMEOUT} s request deadline instead of ending with the 503 envelope: "
+           f"{sum(fig['while_slow_over_deadline'].values())} of {len(slow)} took longer than "
+           f"{limit} s (by op and status: {fig['while_slow_over_deadline']}); the slowest: "
            f"{[(o.op, o.status, round(o.seconds, 1), o.headers.get('X-Request-Id') if o.status else None, o.rid) for o in slowest[:3]]}")
 
 

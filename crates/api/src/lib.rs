@@ -76,11 +76,11 @@ pub fn app<P: Platform>(
         InitError = (),
     >,
 > {
-    let body_timeout = web::Data::new(middleware::BodyTimeout(state.body_timeout));
+    let deadlines = web::Data::new(state.deadlines);
     App::new()
-        .app_data(body_timeout)
+        .app_data(deadlines)
         .configure(configure(state))
-        .wrap(from_fn(middleware::body_deadline))
+        .wrap(from_fn(middleware::deadlines))
         .wrap(ErrorHandlers::new().default_handler(error::envelope_framework_errors))
         .wrap(from_fn(middleware::request_context))
 }

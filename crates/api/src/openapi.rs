@@ -194,8 +194,12 @@ impl Modify for EveryRefusal {
                         Self::envelope("INTERNAL: something failed on our side; the envelope says no more").into()
                     });
                     responses.entry("503".to_owned()).or_insert_with(|| {
-                        Self::envelope("UNAVAILABLE: the database or another dependency does not answer; retry later")
-                            .into()
+                        Self::envelope(
+                            "UNAVAILABLE: the database or another dependency does not answer, or the request's work \
+                             did not finish within PULSE_REQUEST_TIMEOUT_SECS (it goes on and may still take effect); \
+                             retry later",
+                        )
+                        .into()
                     });
                 }
             }

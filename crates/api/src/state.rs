@@ -112,8 +112,8 @@ pub struct AppState<P: Platform> {
     pub network: NetworkPolicy,
     pub health: P::Store,
     pub metrics: crate::metrics::MetricsExport,
-    /// How long a request body may take to arrive (`PULSE_BODY_TIMEOUT_SECS`).
-    pub body_timeout: std::time::Duration,
+    /// How long a request's body and its work may take.
+    pub deadlines: crate::middleware::Deadlines,
     /// Set when the process was asked to stop: readiness answers 503 so balancers stop sending
     /// requests here before the server stops taking them.
     pub draining: std::sync::Arc<std::sync::atomic::AtomicBool>,

@@ -38,6 +38,8 @@ pub struct Settings {
     /// How long a client may take to send a request's body once its head is read
     /// (`PULSE_BODY_TIMEOUT_SECS`).
     pub body_timeout: std::time::Duration,
+    /// How long a request's work may take once its body has arrived (`PULSE_REQUEST_TIMEOUT_SECS`).
+    pub request_timeout: std::time::Duration,
     pub base_url: String,
     pub survey_url: String,
     pub master_key: Option<SecretString>,
@@ -255,6 +257,7 @@ impl Settings {
         let header_timeout = seconds(&var, "PULSE_HEADER_TIMEOUT_SECS", 5, 1..=60)?;
         let drain_grace = seconds(&var, "PULSE_DRAIN_SECS", 5, 0..=60)?;
         let body_timeout = seconds(&var, "PULSE_BODY_TIMEOUT_SECS", 10, 1..=300)?;
+        let request_timeout = seconds(&var, "PULSE_REQUEST_TIMEOUT_SECS", 10, 1..=300)?;
         let metrics_bind = var("PULSE_METRICS_BIND")
             .map(|text| text.parse().with_context(|| format!("PULSE_METRICS_BIND `{text}` is not host:port")))
             .transpose()?;
@@ -316,6 +319,7 @@ impl Settings {
             metrics_bind,
             header_timeout,
             body_timeout,
+            request_timeout,
             drain_grace,
             base_url,
             survey_url,
@@ -474,14 +478,23 @@ mod tests {
     }
 
     #[test]
-    fn client_timeouts_are_whole_seconds_in_range() {
-        let s = settings(&[]).expect("defaults");
-        assert_eq!((s.header_timeout.as_secs(), s.body_timeout.as_secs()), (5, 10));
-        let s = settings(&[("PULSE_HEADER_TIMEOUT_SECS", "2"), ("PULSE_BODY_TIMEOUT_SECS", "30")]).expect("set");
-        assert_eq!((s.header_timeout.as_secs(), s.body_timeout.as_secs()), (2, 30));
-        for (name, bad) in
-            [("PULSE_HEADER_TIMEOUT_SECS", "0"), ("PULSE_BODY_TIMEOUT_SECS", "301"), ("PULSE_BODY_TIMEOUT_SECS", "1.5")]
-        {
+    fn request_timeouts_are_whole_seconds_in_range() {
+        let secs = |s: &Settings| (s.header_timeout.as_secs(), s.body_timeout.as_secs(), s.request_timeout.as_secs());
+        assert_eq!(secs(&settings(&[]).expect("defaults")), (5, 10, 10));
+        let s = settings(&[
+            ("PULSE_HEADER_TIMEOUT_SECS", "2"),
+            ("PULSE_BODY_TIMEOUT_SECS", "30"),
+            ("PULSE_REQUEST_TIMEOUT_SECS", "4"),
+        ])
+        .expect("set");
+        assert_eq!(secs(&s), (2, 30, 4));
+        for (name, bad) in [
+            ("PULSE_HEADER_TIMEOUT_SECS", "0"),
+            ("PULSE_BODY_TIMEOUT_SECS", "301"),
+            ("PULSE_BODY_TIMEOUT_SECS", "1.5"),
+            ("PULSE_REQUEST_TIMEOUT_SECS", "0"),
+            ("PULSE_REQUEST_TIMEOUT_SECS", "301"),
+        ] {
             let error = settings(&[(name, bad)]).err().expect("refused").to_string();
             assert!(error.contains(name), "{error}");
         }

@@ -12,6 +12,7 @@ use anyhow::Context as _;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use pulse_analysis::LexiconAnalyzer;
 use pulse_api::metrics::MetricsExport;
+use pulse_api::middleware::Deadlines;
 use pulse_api::{AppState, NetworkPolicy, Platform};
 use pulse_clock::SystemClock;
 use pulse_crypto::{JwtLaunchTokens, JwtStudioTokens, MasterKey, RingCrypto};
@@ -281,7 +282,7 @@ impl Application {
             network: NetworkPolicy { trusted_proxies: settings.trusted_proxies.clone() },
             health: store,
             metrics,
-            body_timeout: settings.body_timeout,
+            deadlines: Deadlines { body: settings.body_timeout, work: settings.request_timeout },
             draining: Arc::new(AtomicBool::new(false)),
         });
         let app_state = state.clone();
