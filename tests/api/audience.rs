@@ -250,7 +250,83 @@ async fn contact_details_never_reach_a_response_a_log_line_or_a_clear_column() {
         assert!(!logs.to_lowercase().contains(&value.to_lowercase()), "a log line carried `{value}`");
         assert_eq!(app.tables_holding(value).await, Vec::<String>::new(), "`{value}` is stored in clear");
     }
-    assert_eq!(app.tables_holding("p-1").await, ["respondents"], "the scan finds what is stored in clear");
+    assert_eq!(app.tables_holding("p-1").await, Vec::<String>::new(), "the reference is stored in clear");
+    assert!(app.tables_holding(code).await.contains(&"campaigns".to_owned()), "the scan finds what is in clear");
+}
+
+#[tokio::test]
+async fn a_reference_is_kept_as_a_digest_and_sealed_and_still_finds_its_respondent() {
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let campaign = app.provisioned(&partner.key.key).await;
+    let other = app.provisioned(&partner.key.key).await;
+    // Partners use emails as references although they should not: they are not stored in clear.
+    let reference = "ref.holder@example.net";
+    let rows = json!({"rows": [{"externalRef": reference, "name": "Ref Holder"}]});
+    let first = attached(app.attach_respondents(&partner.key.key, id_of(&campaign), &rows).await).await;
+    assert_eq!(first[0]["externalRef"], json!(reference), "the answer names the row as sent");
+    assert_eq!(app.tables_holding(reference).await, Vec::<String>::new(), "the reference is stored in clear");
+    assert_eq!(app.tables_holding("ref.holder").await, Vec::<String>::new());
+    assert_eq!(app.count_where("respondents WHERE external_ref IS NOT NULL OR ref_digest IS NULL").await, 0);
+
+    let again = attached(app.attach_respondents(&partner.key.key, id_of(&campaign), &rows).await).await;
+    assert_eq!(again[0]["outcome"], json!("UPDATED"), "the digest finds the respondent again");
+    assert_eq!(again[0]["respondentId"], first[0]["respondentId"]);
+    assert_eq!(again[0]["invitationUrl"], first[0]["invitationUrl"]);
+    let twice = json!({"rows": [{"externalRef": reference}, {"externalRef": reference}]});
+    let (status, code, description) =
+        envelope(app.attach_respondents(&partner.key.key, id_of(&campaign), &twice).await).await;
+    assert_eq!((status, code.as_str()), (400, "VALIDATION_FAILED"));
+    assert!(description.contains("rows[1].externalRef") && !description.contains(reference), "{description}");
+
+    // The same reference in another campaign is another respondent, under an unrelated digest.
+    let elsewhere = attached(app.attach_respondents(&partner.key.key, id_of(&other), &rows).await).await;
+    assert_eq!(elsewhere[0]["outcome"], json!("CREATED"));
+    assert_eq!(app.count_where("(SELECT DISTINCT ref_digest FROM respondents) AS d").await, 2);
+    assert_eq!(invited(&app, &partner.key.key, id_of(&campaign)).await, json!(1));
+}
+
+#[tokio::test]
+async fn references_stored_in_clear_before_are_digested_and_sealed_at_start() {
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let campaign = app.provisioned(&partner.key.key).await;
+    let id = id_of(&campaign);
+    let rows = json!({"rows": [
+        {"externalRef": "legacy-1", "name": "Old One", "email": "old.one@example.com"},
+        {"externalRef": "legacy-2"},
+        {"externalRef": "kept-3"},
+    ]});
+    let first = attached(app.attach_respondents(&partner.key.key, id, &rows).await).await;
+    // Rows as the version before wrote them: the reference in clear, the sealed fields bound to it.
+    for row in &first[..2] {
+        app.execute_sql(&format!(
+            "UPDATE respondents SET external_ref = '{}', ref_digest = NULL, ref_sealed = NULL WHERE id = '{}'",
+            row["externalRef"].as_str().expect("ref"),
+            row["respondentId"].as_str().expect("id"),
+        ))
+        .await;
+    }
+    assert_eq!(app.count_where("respondents WHERE external_ref IS NOT NULL").await, 2, "staged");
+
+    // A replica converts them when it starts (and every five minutes after).
+    let _replica = app.second_instance();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while app.count_where("respondents WHERE external_ref IS NOT NULL").await > 0 {
+        assert!(std::time::Instant::now() < deadline, "the references were not converted");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(app.tables_holding("legacy-").await, Vec::<String>::new(), "a reference is still in clear");
+    assert_eq!(app.count_where("respondents WHERE ref_digest IS NULL OR ref_sealed IS NULL").await, 0);
+
+    // The partner sees nothing change: the same references find the same respondents and links.
+    let again = attached(app.attach_respondents(&partner.key.key, id, &rows).await).await;
+    for (before, after) in first.iter().zip(&again) {
+        assert_eq!(after["outcome"], json!("UPDATED"), "{after}");
+        assert_eq!(after["respondentId"], before["respondentId"]);
+        assert_eq!(after["invitationUrl"], before["invitationUrl"], "the sealed invitation still opens");
+    }
+    assert_eq!(invited(&app, &partner.key.key, id).await, json!(3));
 }
 
 #[tokio::test]

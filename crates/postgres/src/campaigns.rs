@@ -8,8 +8,8 @@ use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
 use pulse_domain::apps::models::{Attribution, Identity};
 use pulse_domain::campaigns::models::{
-    AudienceMode, Campaign, CampaignCounts, CampaignOverview, CampaignStatus, LAUNCH_KEY_SLOTS, LanguageTag,
-    LaunchContext, LaunchKey, LaunchLink, ListedCampaign, NewRespondent, Question, QuestionKind, Register, RowOutcome,
+    AudienceMode, Campaign, CampaignCounts, CampaignOverview, CampaignStatus, ClearRef, DigestedRef, LAUNCH_KEY_SLOTS,
+    LanguageTag, LaunchContext, LaunchKey, LaunchLink, ListedCampaign, NewRespondent, Question, QuestionKind, Register, RowOutcome,
     Survey, UpsertedRespondent, not_collecting, signature_required, token_invalid,
 };
 use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository};
@@ -557,14 +557,15 @@ impl CampaignRepository for PgStore {
             .transaction::<_, TxError, _>(async |conn| {
                 // A fixed order of row locks, so concurrent calls with overlapping refs cannot deadlock.
                 let mut ordered: Vec<&NewRespondent> = rows.iter().collect();
-                ordered.sort_by(|a, b| a.external_ref.cmp(&b.external_ref));
+                ordered.sort_by(|a, b| a.ref_digest.cmp(&b.ref_digest));
                 let values: Vec<_> = ordered
                     .into_iter()
                     .map(|r| {
                         (
                             respondents::id.eq(r.id.0),
                             respondents::campaign_id.eq(campaign.0),
-                            respondents::external_ref.eq(&r.external_ref),
+                            respondents::ref_digest.eq(&r.ref_digest),
+                            respondents::ref_sealed.eq(&r.ref_sealed),
                             respondents::name_sealed.eq(&r.name_sealed),
                             respondents::email_sealed.eq(&r.email_sealed),
                             respondents::phone_sealed.eq(&r.phone_sealed),
@@ -575,9 +576,9 @@ impl CampaignRepository for PgStore {
                     })
                     .collect();
                 // `xmax = 0` tells a freshly inserted row from an updated one.
-                let stored: Vec<(Uuid, String, Vec<u8>, bool)> = diesel::insert_into(respondents::table)
+                let stored: Vec<(Uuid, Option<Vec<u8>>, Option<Vec<u8>>, bool)> = diesel::insert_into(respondents::table)
                     .values(values)
-                    .on_conflict((respondents::campaign_id, respondents::external_ref))
+                    .on_conflict((respondents::campaign_id, respondents::ref_digest))
                     .do_update()
                     // A field left out of the update keeps its stored value.
                     .set((
@@ -591,7 +592,7 @@ impl CampaignRepository for PgStore {
                     ))
                     .returning((
                         respondents::id,
-                        respondents::external_ref,
+                        respondents::ref_digest,
                         respondents::invitation_sealed,
                         sql::<Bool>("xmax = 0"),
                     ))
@@ -632,14 +633,16 @@ impl CampaignRepository for PgStore {
                 .await?;
                 rows.iter()
                     .map(|r| {
+                        let missing = || TxError::Domain(Error::internal("an upserted respondent is missing"));
                         let (id, _, sealed, inserted) = stored
                             .iter()
-                            .find(|(_, external_ref, ..)| *external_ref == r.external_ref)
-                            .ok_or_else(|| TxError::Domain(Error::internal("an upserted respondent is missing")))?;
+                            .find(|(_, digest, ..)| digest.as_ref() == Some(&r.ref_digest))
+                            .ok_or_else(missing)?;
                         Ok(UpsertedRespondent {
                             id: RespondentId(*id),
                             outcome: if *inserted { RowOutcome::Created } else { RowOutcome::Updated },
-                            invitation_sealed: sealed.clone(),
+                            // Only an erased respondent has none, and it has no digest to match.
+                            invitation_sealed: sealed.clone().ok_or_else(missing)?,
                             responded: responded.contains(id),
                         })
                     })
@@ -647,6 +650,47 @@ impl CampaignRepository for PgStore {
             })
             .await?;
         Ok(upserted)
+    }
+
+    async fn clear_refs(&self, after: Option<RespondentId>, limit: usize) -> Result<Vec<ClearRef>> {
+        let mut query = respondents::table
+            .filter(respondents::external_ref.is_not_null())
+            .order(respondents::id)
+            .limit(i64::try_from(limit).map_err(Error::internal)?)
+            .select((respondents::id, respondents::campaign_id, respondents::external_ref.assume_not_null()))
+            .into_boxed();
+        if let Some(after) = after {
+            query = query.filter(respondents::id.gt(after.0));
+        }
+        let rows: Vec<(Uuid, Uuid, String)> = query.load(&mut self.conn().await?).await.map_err(from_diesel)?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, campaign, external_ref)| ClearRef {
+                id: RespondentId(id),
+                campaign_id: CampaignId(campaign),
+                external_ref,
+            })
+            .collect())
+    }
+
+    async fn store_digested_refs(&self, refs: &[DigestedRef]) -> Result<usize> {
+        let mut conn = self.conn().await?;
+        let mut converted = 0;
+        for r in refs {
+            // One statement per row: a row whose digest is taken is skipped without failing the rest.
+            converted += diesel::sql_query(
+                "UPDATE respondents r SET ref_digest = $2, ref_sealed = $3, external_ref = NULL \
+                 WHERE r.id = $1 AND r.external_ref IS NOT NULL \
+                 AND NOT EXISTS (SELECT 1 FROM respondents o WHERE o.campaign_id = r.campaign_id AND o.ref_digest = $2)",
+            )
+            .bind::<SqlUuid, _>(r.id.0)
+            .bind::<Bytea, _>(&r.digest)
+            .bind::<Bytea, _>(&r.sealed)
+            .execute(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        }
+        Ok(converted)
     }
 }
 

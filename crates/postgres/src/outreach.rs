@@ -8,7 +8,7 @@ use diesel::result::Error as DieselError;
 use diesel::sql_types::{Array, BigInt, Bool, Bytea, Integer, Nullable, SmallInt, Text, Timestamptz, Uuid as SqlUuid};
 use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
-use pulse_domain::campaigns::models::{DeliveryChannel, Register};
+use pulse_domain::campaigns::models::{DeliveryChannel, Register, StoredRef};
 use pulse_domain::ids::{CampaignId, MessageId, RespondentId, SessionId, WorkspaceId};
 use pulse_domain::outreach::models::{
     AddressFamily, ClaimedMessage, MessageKind, MessageOutcome, MessageResult, MessageStatus, MessageTally,
@@ -88,7 +88,7 @@ const CLAIM: &str = "WITH due AS (
            c.status = 'ACTIVE' AS collecting,
            COALESCE((c.delivery ->> 'greetByName')::boolean, false) AS greet_by_name,
            s.languages[1] AS language, s.register,
-           r.id AS respondent_id, r.external_ref, r.name_sealed, r.email_sealed, r.phone_sealed, r.invitation_sealed,
+           r.id AS respondent_id, r.external_ref, r.ref_digest, r.ref_sealed, r.name_sealed, r.email_sealed, r.phone_sealed, r.invitation_sealed,
            (SELECT se.id FROM sessions se WHERE se.respondent_id = r.id AND se.status = 'COMPLETED'
             ORDER BY se.completed_at LIMIT 1) AS finished_session
     FROM claimed cl
@@ -101,23 +101,30 @@ const CLAIM: &str = "WITH due AS (
 /// A respondent's columns a message is composed from.
 #[derive(QueryableByName)]
 struct RecipientColumns {
-    #[diesel(sql_type = Text)]
-    external_ref: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    external_ref: Option<String>,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    ref_digest: Option<Vec<u8>>,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    ref_sealed: Option<Vec<u8>>,
     #[diesel(sql_type = Nullable<Bytea>)]
     name_sealed: Option<Vec<u8>>,
     #[diesel(sql_type = Nullable<Bytea>)]
     email_sealed: Option<Vec<u8>>,
     #[diesel(sql_type = Nullable<Bytea>)]
     phone_sealed: Option<Vec<u8>>,
-    #[diesel(sql_type = Bytea)]
-    invitation_sealed: Vec<u8>,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    invitation_sealed: Option<Vec<u8>>,
 }
 
 impl RecipientColumns {
     fn into_domain(self, id: RespondentId) -> Recipient {
         Recipient {
             id,
-            external_ref: self.external_ref,
+            reference: match (self.ref_digest, self.ref_sealed, self.external_ref) {
+                (Some(digest), Some(sealed), _) => Some(StoredRef::Sealed { digest, sealed }),
+                (_, _, clear) => clear.map(StoredRef::Clear),
+            },
             name_sealed: self.name_sealed,
             email_sealed: self.email_sealed,
             phone_sealed: self.phone_sealed,
@@ -386,8 +393,8 @@ impl OutreachRepository for PgStore {
 
     async fn recipient(&self, respondent: RespondentId) -> Result<Option<(WorkspaceId, CampaignId, Recipient)>> {
         let row: Option<RecipientRow> = sql_query(
-            "SELECT c.workspace_id, c.id AS campaign_id, r.external_ref, r.name_sealed, r.email_sealed,
-                    r.phone_sealed, r.invitation_sealed
+            "SELECT c.workspace_id, c.id AS campaign_id, r.external_ref, r.ref_digest, r.ref_sealed, r.name_sealed,
+                    r.email_sealed, r.phone_sealed, r.invitation_sealed
              FROM respondents r JOIN campaigns c ON c.id = r.campaign_id WHERE r.id = $1",
         )
         .bind::<SqlUuid, _>(respondent.0)

@@ -175,6 +175,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    erasures (id) {
+        id -> Uuid,
+        workspace_id -> Uuid,
+        kind -> Text,
+        subject_id -> Uuid,
+        erased_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     export_files (export_id) {
         export_id -> Uuid,
         bytes -> Bytea,
@@ -300,14 +310,16 @@ diesel::table! {
     respondents (id) {
         id -> Uuid,
         campaign_id -> Uuid,
-        external_ref -> Text,
+        external_ref -> Nullable<Text>,
         name_sealed -> Nullable<Bytea>,
         email_sealed -> Nullable<Bytea>,
         phone_sealed -> Nullable<Bytea>,
-        invitation_sealed -> Bytea,
+        invitation_sealed -> Nullable<Bytea>,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         responded -> Bool,
+        ref_digest -> Nullable<Bytea>,
+        ref_sealed -> Nullable<Bytea>,
     }
 }
 
@@ -546,6 +558,7 @@ diesel::joinable!(app_users -> workspaces (workspace_id));
 diesel::joinable!(campaign_counts -> campaigns (campaign_id));
 diesel::joinable!(campaigns -> surveys (survey_id));
 diesel::joinable!(campaigns -> workspaces (workspace_id));
+diesel::joinable!(erasures -> workspaces (workspace_id));
 diesel::joinable!(export_files -> exports (export_id));
 diesel::joinable!(exports -> api_keys (requested_by));
 diesel::joinable!(exports -> campaigns (campaign_id));
@@ -600,6 +613,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     campaign_counts,
     campaigns,
     download_fetches,
+    erasures,
     export_files,
     export_workers,
     exports,

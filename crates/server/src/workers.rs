@@ -19,8 +19,9 @@ use crate::startup::{ServerAnalysis, ServerDispatcher, ServerState};
 
 /// Deletes idempotency records past their 24 hours, quota windows that have closed, webhook events
 /// past their 30 days with nothing left to send, and spent launch-token ids past their token's
-/// expiry. Every
-/// replica may run it: the deletes are idempotent.
+/// expiry; digests and seals audience references still in clear (left by the version before, or by
+/// one of its replicas during an upgrade). Every replica may run it, from its start: each step is
+/// idempotent.
 pub async fn maintenance(state: web::Data<ServerState>, stop: CancellationToken, every: Duration) {
     let mut ticks = tokio::time::interval(every);
     loop {
@@ -47,6 +48,18 @@ pub async fn maintenance(state: web::Data<ServerState>, stop: CancellationToken,
             Ok(purged) if purged > 0 => tracing::info!(purged, "purged expired spent launch tokens"),
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "purging spent launch tokens failed"),
+        }
+        match state.campaigns.digest_clear_refs().await {
+            Ok(done) if done.left > 0 => tracing::warn!(
+                converted = done.converted,
+                left = done.left,
+                "audience references left in clear: the same reference was attached again meanwhile"
+            ),
+            Ok(done) if done.converted > 0 => {
+                tracing::info!(converted = done.converted, "audience references digested and sealed");
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "digesting audience references failed"),
         }
     }
 }

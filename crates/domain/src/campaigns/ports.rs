@@ -1,10 +1,10 @@
 //! What campaigns need from the world: storage, survey generation and launch-token signing.
 use crate::campaigns::models::{
-    Brief, Campaign, CampaignOverview, CampaignStatus, GeneratedSurvey, LaunchClaims, LaunchKey, LaunchLink,
-    ListedCampaign, NewRespondent, Survey, UpsertedRespondent,
+    Brief, Campaign, CampaignOverview, CampaignStatus, ClearRef, DigestedRef, GeneratedSurvey, LaunchClaims,
+    LaunchKey, LaunchLink, ListedCampaign, NewRespondent, Survey, UpsertedRespondent,
 };
 use crate::error::Result;
-use crate::ids::{BusinessId, CampaignId, LaunchKeyId, LaunchLinkId, SurveyId, WorkspaceId};
+use crate::ids::{BusinessId, CampaignId, LaunchKeyId, LaunchLinkId, RespondentId, SurveyId, WorkspaceId};
 use crate::shared::paging::PageRequest;
 use std::future::Future;
 use time::OffsetDateTime;
@@ -91,9 +91,9 @@ pub trait CampaignRepository: Send + Sync + 'static {
         at: OffsetDateTime,
     ) -> impl Future<Output = Result<bool>> + Send;
 
-    /// Creates or updates the respondents by external reference in one transaction; a new
-    /// respondent gets its invitation link, an existing one keeps its own. Attaching respondents
-    /// to a draft campaign makes it closed-list.
+    /// Creates or updates the respondents by reference digest in one transaction; a new
+    /// respondent gets its invitation link, an existing one keeps its own (and its sealed
+    /// reference). Attaching respondents to a draft campaign makes it closed-list.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
@@ -102,6 +102,25 @@ pub trait CampaignRepository: Send + Sync + 'static {
         campaign: CampaignId,
         rows: &[NewRespondent],
     ) -> impl Future<Output = Result<Vec<UpsertedRespondent>>> + Send;
+
+    /// Up to `limit` respondents whose reference is still in clear, by id after `after`.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn clear_refs(
+        &self,
+        after: Option<RespondentId>,
+        limit: usize,
+    ) -> impl Future<Output = Result<Vec<ClearRef>>> + Send;
+
+    /// Replaces each respondent's clear reference with its digest and sealed copy, and returns how
+    /// many it converted. A respondent converted meanwhile is left alone, and so is one whose
+    /// digest another respondent of its campaign holds already (the reference was attached again
+    /// by this version before the old row was converted).
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn store_digested_refs(&self, refs: &[DigestedRef]) -> impl Future<Output = Result<usize>> + Send;
 }
 
 /// Launch keys, minted links and spent tokens.

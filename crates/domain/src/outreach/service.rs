@@ -4,13 +4,13 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use crate::campaigns::models::{DeliveryChannel, seal_context};
+use crate::campaigns::models::{DeliveryChannel, StoredRef, ref_seal_context, seal_context};
 use crate::error::{Error, ErrorCode, Result};
-use crate::ids::MessageId;
+use crate::ids::{CampaignId, MessageId};
 use crate::outreach::models::{
     AddressFamily, ClaimedMessage, MESSAGE_BATCH, MESSAGE_CHANNELS, MESSAGE_LEASE, MessageFacts, MessageKind,
-    MessageOutcome, MessageResult, OptOutSource, OutgoingMessage, ReminderSchedule, SendOutcome, Suppression,
-    UnsubscribeClaims, email, short_text,
+    MessageOutcome, MessageResult, OptOutSource, OutgoingMessage, Recipient, ReminderSchedule, SendOutcome,
+    Suppression, UnsubscribeClaims, email, short_text,
 };
 use crate::outreach::ports::{MessageSender, OutreachRepository};
 use crate::shared::clock::Clock;
@@ -136,8 +136,7 @@ where
     }
 
     fn open(&self, message: &ClaimedMessage, field: &str, sealed: &[u8]) -> Option<String> {
-        let context = seal_context(message.campaign_id, &message.recipient.external_ref, field);
-        self.crypto.open(&context, sealed).ok().and_then(|bytes| String::from_utf8(bytes).ok())
+        open_field(&self.crypto, message.campaign_id, &message.recipient, field, sealed)
     }
 
     fn address_digest(&self, family: AddressFamily, address: &str) -> Vec<u8> {
@@ -155,8 +154,10 @@ where
         let link = match message.kind {
             MessageKind::ThankYou => None,
             MessageKind::Invitation | MessageKind::Reminder => {
-                let nonce = self
-                    .open(message, "invitation", &recipient.invitation_sealed)
+                let nonce = recipient
+                    .invitation_sealed
+                    .as_ref()
+                    .and_then(|sealed| self.open(message, "invitation", sealed))
                     .ok_or_else(|| Error::internal("an invitation link could not be opened"))?;
                 Some(format!("{}/s/{}/{nonce}", self.survey_url, message.campaign_code))
             }
@@ -213,12 +214,7 @@ where
             AddressFamily::Phone => ("phone", recipient.phone_sealed.as_ref()),
         };
         let sealed = sealed.ok_or_else(gone)?;
-        let address = self
-            .crypto
-            .open(&seal_context(campaign, &recipient.external_ref, field), sealed)
-            .ok()
-            .and_then(|bytes| String::from_utf8(bytes).ok())
-            .ok_or_else(gone)?;
+        let address = open_field(&self.crypto, campaign, &recipient, field, sealed).ok_or_else(gone)?;
         let digest = self.address_digest(claims.family, &address);
         self.repo.record_opt_out(workspace, &digest, claims.family, OptOutSource::Link, self.clock.now()).await
     }
@@ -263,4 +259,21 @@ where
         }
         Ok(true)
     }
+}
+
+/// One sealed field of a recipient, opened in memory: its reference (the field's associated data)
+/// is opened first. `None` when either cannot be opened.
+fn open_field<C: Crypto>(
+    crypto: &C,
+    campaign: CampaignId,
+    recipient: &Recipient,
+    field: &str,
+    sealed: &[u8],
+) -> Option<String> {
+    let reference = match recipient.reference.as_ref()? {
+        StoredRef::Sealed { digest, sealed } => crypto.open(&ref_seal_context(campaign, digest), sealed).ok()?,
+        StoredRef::Clear(reference) => reference.clone().into_bytes(),
+    };
+    let reference = String::from_utf8(reference).ok()?;
+    crypto.open(&seal_context(campaign, &reference, field), sealed).ok().and_then(|bytes| String::from_utf8(bytes).ok())
 }

@@ -31,11 +31,14 @@ pub enum DigestPurpose {
     Unsubscribe,
     /// Key phrases of answers, bound to their campaign, so results group themes without the words.
     ResultsPhrase,
+    /// Audience references (`externalRef`), bound to their campaign: unique and looked up by this
+    /// digest, so the reference itself is kept only sealed.
+    RespondentRef,
 }
 
 impl DigestPurpose {
     /// Every purpose: a crypto adapter derives one key for each.
-    pub const ALL: [DigestPurpose; 14] = [
+    pub const ALL: [DigestPurpose; 15] = [
         DigestPurpose::ApiKey,
         DigestPurpose::IdempotencyFingerprint,
         DigestPurpose::LinkNonce,
@@ -50,6 +53,7 @@ impl DigestPurpose {
         DigestPurpose::OutreachAddress,
         DigestPurpose::Unsubscribe,
         DigestPurpose::ResultsPhrase,
+        DigestPurpose::RespondentRef,
     ];
 
     pub const fn label(self) -> &'static str {
@@ -68,6 +72,7 @@ impl DigestPurpose {
             DigestPurpose::OutreachAddress => "pulse/outreach-address/v1",
             DigestPurpose::Unsubscribe => "pulse/unsubscribe-link/v1",
             DigestPurpose::ResultsPhrase => "pulse/results-phrase/v1",
+            DigestPurpose::RespondentRef => "pulse/respondent-ref/v1",
         }
     }
 }

@@ -1,12 +1,12 @@
 //! Surveys, campaigns, respondents, launch links and launch keys in memory.
 use super::*;
 use pulse_domain::campaigns::models::{
-    AudienceMode, Campaign, CampaignOverview, CampaignStatus, LAUNCH_KEY_SLOTS, LaunchContext, LaunchKey, LaunchLink,
+    AudienceMode, Campaign, CampaignOverview, CampaignStatus, ClearRef, DigestedRef, LAUNCH_KEY_SLOTS, LaunchContext, LaunchKey, LaunchLink,
     ListedCampaign, NewRespondent, RowOutcome, Survey, UpsertedRespondent, not_collecting,
 };
 use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository};
 use pulse_domain::error::{Error, ErrorCode, Result};
-use pulse_domain::ids::{BusinessId, CampaignId, LaunchKeyId, LaunchLinkId, SurveyId, WorkspaceId};
+use pulse_domain::ids::{BusinessId, CampaignId, LaunchKeyId, LaunchLinkId, RespondentId, SurveyId, WorkspaceId};
 use pulse_domain::shared::paging::PageRequest;
 use time::OffsetDateTime;
 
@@ -142,8 +142,9 @@ impl CampaignRepository for MemoryStore {
         }
         let mut upserted = Vec::with_capacity(rows.len());
         for row in rows {
-            let existing =
-                state.respondents.iter().position(|r| r.campaign_id == campaign && r.external_ref == row.external_ref);
+            let existing = state.respondents.iter().position(|r| {
+                r.campaign_id == campaign && r.reference.as_ref().is_some_and(|(digest, _)| *digest == row.ref_digest)
+            });
             if let Some(index) = existing {
                 let stored = &mut state.respondents[index];
                 // Fields left out keep their stored values (docs/campaigns.md).
@@ -161,7 +162,10 @@ impl CampaignRepository for MemoryStore {
                 upserted.push(UpsertedRespondent {
                     id: stored.id,
                     outcome: RowOutcome::Updated,
-                    invitation_sealed: stored.invitation_sealed,
+                    // Only an erased respondent has none, and it has no digest to match.
+                    invitation_sealed: stored
+                        .invitation_sealed
+                        .ok_or_else(|| Error::internal("an upserted respondent is missing"))?,
                     responded,
                 });
             } else {
@@ -180,11 +184,11 @@ impl CampaignRepository for MemoryStore {
                 state.respondents.push(RespondentRow {
                     id: row.id,
                     campaign_id: campaign,
-                    external_ref: row.external_ref.clone(),
+                    reference: Some((row.ref_digest.clone(), row.ref_sealed.clone())),
                     name_sealed: row.name_sealed.clone(),
                     email_sealed: row.email_sealed.clone(),
                     phone_sealed: row.phone_sealed.clone(),
-                    invitation_sealed: row.invitation_sealed.clone(),
+                    invitation_sealed: Some(row.invitation_sealed.clone()),
                     invitation_link: link.id,
                 });
                 state.launch_links.insert(link.id, link);
@@ -203,6 +207,15 @@ impl CampaignRepository for MemoryStore {
             c.audience = AudienceMode::Closed;
         }
         Ok(upserted)
+    }
+
+    async fn clear_refs(&self, _after: Option<RespondentId>, _limit: usize) -> Result<Vec<ClearRef>> {
+        // Rows here are written with digests from the start.
+        Ok(Vec::new())
+    }
+
+    async fn store_digested_refs(&self, _refs: &[DigestedRef]) -> Result<usize> {
+        Ok(0)
     }
 }
 

@@ -160,16 +160,18 @@ struct AppUserRow {
     verified: bool,
 }
 
-/// A respondent as stored: contact details sealed, and the id of its invitation link.
+/// A respondent as stored: its reference digested and sealed, contact details sealed, and the id of
+/// its invitation link. An erased one keeps its id and campaign only. No reference is ever held in
+/// clear here: only databases older than the digests have some.
 #[derive(Clone, Debug)]
 struct RespondentRow {
     id: RespondentId,
     campaign_id: CampaignId,
-    external_ref: String,
+    reference: Option<(Vec<u8>, Vec<u8>)>,
     name_sealed: Option<Vec<u8>>,
     email_sealed: Option<Vec<u8>>,
     phone_sealed: Option<Vec<u8>>,
-    invitation_sealed: Vec<u8>,
+    invitation_sealed: Option<Vec<u8>>,
     invitation_link: LaunchLinkId,
 }
 

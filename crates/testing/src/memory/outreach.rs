@@ -1,7 +1,7 @@
 //! The outreach outbox and opt-outs in memory, planned by the same rules as the SQL of
 //! `pulse-postgres` (the contract suite checks both).
 
-use pulse_domain::campaigns::models::{CampaignStatus, DeliveryChannel};
+use pulse_domain::campaigns::models::{CampaignStatus, DeliveryChannel, StoredRef};
 use pulse_domain::error::{Error, Result};
 use pulse_domain::ids::{CampaignId, MessageId, RespondentId, SessionId, WorkspaceId};
 use pulse_domain::outreach::models::{
@@ -42,7 +42,7 @@ pub(super) struct OptOutRow {
 fn recipient(row: &RespondentRow) -> Recipient {
     Recipient {
         id: row.id,
-        external_ref: row.external_ref.clone(),
+        reference: row.reference.clone().map(|(digest, sealed)| StoredRef::Sealed { digest, sealed }),
         name_sealed: row.name_sealed.clone(),
         email_sealed: row.email_sealed.clone(),
         phone_sealed: row.phone_sealed.clone(),

@@ -112,13 +112,15 @@ fn is_phone(text: &str) -> bool {
         && text.chars().all(|c| c.is_ascii_digit() || matches!(c, '+' | ' ' | '-' | '(' | ')' | '.'))
 }
 
-/// A respondent to store: contact details sealed, the invitation nonce kept as a keyed digest for
+/// A respondent to store: the reference kept as a keyed digest (unique per campaign, the key of
+/// an update) and sealed, contact details sealed, the invitation nonce kept as a keyed digest for
 /// look-up and sealed so the same link can be shown again.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewRespondent {
     pub id: RespondentId,
     pub campaign_id: CampaignId,
-    pub external_ref: String,
+    pub ref_digest: Vec<u8>,
+    pub ref_sealed: Vec<u8>,
     pub name_sealed: Option<Vec<u8>>,
     pub email_sealed: Option<Vec<u8>>,
     pub phone_sealed: Option<Vec<u8>>,
@@ -154,9 +156,68 @@ pub struct UpsertedRespondent {
 }
 
 /// The associated data that binds a sealed respondent field to its row (campaign and external
-/// reference, which an update keeps) and to the field.
+/// reference, which an update keeps) and to the field. The reference is only associated data
+/// here: it is not stored with the field.
 pub fn seal_context(campaign: CampaignId, external_ref: &str, field: &str) -> Vec<u8> {
     format!("respondent\0{campaign}\0{external_ref}\0{field}").into_bytes()
+}
+
+/// What the keyed digest of a reference covers: the campaign too, so one reference attached to two
+/// campaigns gives two unrelated digests.
+pub fn ref_digest_input(campaign: CampaignId, external_ref: &str) -> Vec<u8> {
+    let mut input = campaign.0.as_bytes().to_vec();
+    input.extend_from_slice(external_ref.as_bytes());
+    input
+}
+
+/// The associated data of a sealed reference: its campaign and its digest, which no other row of
+/// the campaign has.
+pub fn ref_seal_context(campaign: CampaignId, ref_digest: &[u8]) -> Vec<u8> {
+    format!("respondent-ref\0{campaign}\0{}", crate::shared::hex::encode(ref_digest)).into_bytes()
+}
+
+/// A respondent's reference as stored.
+#[derive(Clone, PartialEq, Eq)]
+pub enum StoredRef {
+    /// Digested and sealed.
+    Sealed { digest: Vec<u8>, sealed: Vec<u8> },
+    /// In clear: written before references were digested, or by a replica of an older version
+    /// during an upgrade, and not converted yet ([`crate::campaigns::service::Campaigns::digest_clear_refs`]).
+    Clear(String),
+}
+
+/// A respondent whose reference is still in clear, to be digested and sealed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ClearRef {
+    pub id: RespondentId,
+    pub campaign_id: CampaignId,
+    pub external_ref: String,
+}
+
+/// A converted reference, to replace the clear one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DigestedRef {
+    pub id: RespondentId,
+    pub digest: Vec<u8>,
+    pub sealed: Vec<u8>,
+}
+
+/// Respondents converted per batch.
+pub const REF_BATCH: usize = 500;
+
+impl std::fmt::Debug for StoredRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StoredRef::Sealed { .. } => "Sealed",
+            StoredRef::Clear(_) => "Clear",
+        })
+    }
+}
+
+impl std::fmt::Debug for ClearRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClearRef").field("id", &self.id).finish_non_exhaustive()
+    }
 }
 
 #[cfg(test)]

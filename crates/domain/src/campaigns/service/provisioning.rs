@@ -3,8 +3,8 @@
 use crate::campaigns::models::{
     AudienceMode, AudienceRowInput, Campaign, CampaignCopies, CampaignOverview, CampaignStatus,
     DEFAULT_ANONYMITY_FLOOR, DeliveryChannel, LINK_LIFETIME, LaunchClaims, LaunchInput, LaunchLink, LaunchRequest,
-    NONCE_LEN, NewRespondent, Provision, ProvisionInput, Question, RowOutcome, Survey, SurveySource, not_collecting,
-    parse_rows, seal_context,
+    DigestedRef, NONCE_LEN, NewRespondent, Provision, ProvisionInput, Question, REF_BATCH, RowOutcome, Survey,
+    SurveySource, not_collecting, parse_rows, ref_digest_input, ref_seal_context, seal_context,
 };
 use crate::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenCodec, SurveyGenerator};
 use crate::error::{Error, ErrorCode, Result};
@@ -34,6 +34,14 @@ pub struct AttachedRespondent {
 pub struct CampaignView {
     pub overview: CampaignOverview,
     pub messages: OutreachCounts,
+}
+
+/// What [`Campaigns::digest_clear_refs`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RefConversion {
+    pub converted: usize,
+    /// Left in clear: another respondent of the campaign holds their digest.
+    pub left: usize,
 }
 
 /// A minted launch link.
@@ -219,10 +227,12 @@ where
             .map(|row| {
                 let nonce = self.crypto.random_base62(NONCE_LEN);
                 let r = row.external_ref.as_str();
+                let ref_digest = self.crypto.keyed_digest(DigestPurpose::RespondentRef, &ref_digest_input(id, r));
                 NewRespondent {
                     id: RespondentId::new_random(),
                     campaign_id: id,
-                    external_ref: row.external_ref.clone(),
+                    ref_sealed: self.crypto.seal(&ref_seal_context(id, &ref_digest), r.as_bytes()),
+                    ref_digest,
                     name_sealed: seal(r, "name", &row.name),
                     email_sealed: seal(r, "email", &row.email),
                     phone_sealed: seal(r, "phone", &row.phone),
@@ -248,6 +258,45 @@ where
                 })
             })
             .collect()
+    }
+
+    /// Digests and seals every audience reference still stored in clear, batch by batch, and
+    /// returns how many it converted and how many it had to leave (their digest is taken: see
+    /// [`CampaignRepository::store_digested_refs`]). Idempotent: any replica may run it at any time.
+    ///
+    /// # Errors
+    /// Port errors; what was converted before one stays converted.
+    pub async fn digest_clear_refs(&self) -> Result<RefConversion> {
+        let mut done = RefConversion::default();
+        let mut after = None;
+        loop {
+            let batch = self.repo.clear_refs(after, REF_BATCH).await?;
+            let Some(last) = batch.last() else { break };
+            after = Some(last.id);
+            let digested: Vec<DigestedRef> = batch
+                .iter()
+                .map(|clear| {
+                    let digest = self.crypto.keyed_digest(
+                        DigestPurpose::RespondentRef,
+                        &ref_digest_input(clear.campaign_id, &clear.external_ref),
+                    );
+                    DigestedRef {
+                        id: clear.id,
+                        sealed: self
+                            .crypto
+                            .seal(&ref_seal_context(clear.campaign_id, &digest), clear.external_ref.as_bytes()),
+                        digest,
+                    }
+                })
+                .collect();
+            let converted = self.repo.store_digested_refs(&digested).await?;
+            done.converted += converted;
+            done.left += batch.len() - converted;
+            if batch.len() < REF_BATCH {
+                break;
+            }
+        }
+        Ok(done)
     }
 
     /// Makes a launch-ready campaign `ACTIVE`; launching an active campaign again changes nothing.

@@ -7,7 +7,7 @@ pub use wording::*;
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
-use crate::campaigns::models::{DeliveryChannel, Register};
+use crate::campaigns::models::{DeliveryChannel, Register, StoredRef};
 use crate::error::{Error, Result};
 use crate::ids::{CampaignId, EventId, MessageId, RespondentId, SessionId, WorkspaceId};
 use crate::webhooks::models::{EventType, NewEvent};
@@ -242,11 +242,13 @@ impl ReminderSchedule {
 #[derive(Clone, PartialEq, Eq)]
 pub struct Recipient {
     pub id: RespondentId,
-    pub external_ref: String,
+    /// Its reference: the associated data its sealed fields are bound to; `None` once erased.
+    pub reference: Option<StoredRef>,
     pub name_sealed: Option<Vec<u8>>,
     pub email_sealed: Option<Vec<u8>>,
     pub phone_sealed: Option<Vec<u8>>,
-    pub invitation_sealed: Vec<u8>,
+    /// `None` once erased.
+    pub invitation_sealed: Option<Vec<u8>>,
 }
 
 impl std::fmt::Debug for Recipient {
@@ -501,11 +503,11 @@ mod tests {
             register: Register::Formal,
             recipient: Recipient {
                 id: RespondentId::new_random(),
-                external_ref: "r".into(),
+                reference: Some(StoredRef::Clear("r".into())),
                 name_sealed: None,
                 email_sealed: None,
                 phone_sealed: None,
-                invitation_sealed: vec![],
+                invitation_sealed: None,
             },
             finished_session: None,
         }
