@@ -112,3 +112,7 @@ id_type!(
     /// One outreach message (an invitation, a reminder or a thank-you) to one person on one channel.
     MessageId
 );
+id_type!(
+    /// The record of one erasure.
+    ErasureId
+);

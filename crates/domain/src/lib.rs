@@ -9,6 +9,7 @@
 pub mod analysis;
 pub mod apps;
 pub mod campaigns;
+pub mod erasure;
 pub mod error;
 pub mod exports;
 pub mod idempotency;

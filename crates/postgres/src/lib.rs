@@ -5,6 +5,7 @@ mod apps;
 mod batch;
 mod campaign_terms;
 mod campaigns;
+mod erasure;
 mod error;
 mod exports;
 mod heartbeats;

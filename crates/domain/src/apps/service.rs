@@ -64,6 +64,17 @@ fn open_token<C: Crypto>(crypto: &C, prefix: &str, context: &[u8], token: &str) 
     })
 }
 
+/// The id of the person a workspace's apps name by `external_id`: a keyed digest of both, so the
+/// same person is found again (and erased) without the `externalId` being stored.
+pub(crate) fn app_user_id<C: Crypto>(crypto: &C, workspace: WorkspaceId, external_id: &str) -> AppUserId {
+    let mut input = workspace.0.as_bytes().to_vec();
+    input.extend_from_slice(external_id.as_bytes());
+    let digest = crypto.keyed_digest(DigestPurpose::AppUser, &input);
+    let mut bytes = [0_u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    AppUserId(uuid::Builder::from_custom_bytes(bytes).into_uuid())
+}
+
 /// Reads a session's device proof: a valid access token or install id of the campaign names a
 /// device; anything else names none (the feedback stays anonymous).
 pub(crate) fn attribution_key<C: Crypto>(
@@ -240,14 +251,7 @@ where
         user: ParsedUser,
     ) -> Result<UserRegistration> {
         let id = match &user.external_id {
-            Some(external_id) => {
-                let mut input = campaign.workspace_id.0.as_bytes().to_vec();
-                input.extend_from_slice(external_id.as_bytes());
-                let digest = self.crypto.keyed_digest(DigestPurpose::AppUser, &input);
-                let mut bytes = [0_u8; 16];
-                bytes.copy_from_slice(&digest[..16]);
-                AppUserId(uuid::Builder::from_custom_bytes(bytes).into_uuid())
-            }
+            Some(external_id) => app_user_id(&self.crypto, campaign.workspace_id, external_id),
             // Without an externalId the person is the device's own, unless the device was last
             // registered with a named person.
             None => device

@@ -9,6 +9,7 @@
 pub mod analysis;
 pub mod apps;
 pub mod campaigns;
+pub mod erasure;
 pub mod exports;
 pub mod idempotency;
 pub mod outreach;
@@ -26,6 +27,8 @@ use pulse_domain::apps::service::Apps;
 use pulse_domain::campaigns::models::{BriefInput, CampaignOverview, LaunchInput, ProvisionInput};
 use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository};
 use pulse_domain::campaigns::service::{Campaigns, LaunchKeys};
+use pulse_domain::erasure::ports::ErasureRepository;
+use pulse_domain::erasure::service::Erasures;
 use pulse_domain::exports::ports::{ExportRepository, ExportStore, WorkerPresence};
 use pulse_domain::exports::service::Exports;
 use pulse_domain::idempotency::ports::IdempotencyStore;
@@ -71,6 +74,7 @@ pub trait Store:
     + ExportStore
     + WorkerPresence
     + OutreachRepository
+    + ErasureRepository
     + Clone
 {
 }
@@ -91,6 +95,7 @@ impl<T> Store for T where
         + ExportStore
         + WorkerPresence
         + OutreachRepository
+        + ErasureRepository
         + Clone
 {
 }
@@ -118,6 +123,7 @@ pub struct World<S> {
     /// Invitations, reminders and thank-you messages, sent through a recording fake.
     pub outreach: Outreach<S, RecordingSender, TestCrypto, SettableClock>,
     pub sender: RecordingSender,
+    pub erasures: Erasures<S, TestCrypto, SettableClock>,
 }
 
 /// A business with one approved workspace and a key reaching it.
@@ -194,6 +200,7 @@ impl<S: Store> World<S> {
             ),
             respondents: Respondents::new(store.clone(), crypto.clone(), clock.clone(), FakeTokens),
             keys: LaunchKeys::new(store.clone(), crypto.clone(), clock.clone()),
+            erasures: Erasures::new(store.clone(), crypto.clone(), clock.clone()),
             store,
             clock,
             crypto,
@@ -343,6 +350,10 @@ macro_rules! contract_suite {
                 a_claimed_delivery_is_held_by_its_lease_and_only_its_holder_records,
                 attempts_recorded_at_once_each_count_once_in_their_endpoints_run,
                 deliveries_of_every_event_type_and_aggregate_are_claimed_as_written,
+            }
+            erasure {
+                an_erased_respondent_leaves_a_tombstone_that_keeps_the_counts,
+                an_erased_app_user_or_device_is_gone_from_its_workspace_only,
             }
             outreach {
                 planning_queues_each_invitation_once_on_every_channel_a_person_can_be_reached_by,

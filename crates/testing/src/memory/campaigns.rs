@@ -190,6 +190,7 @@ impl CampaignRepository for MemoryStore {
                     phone_sealed: row.phone_sealed.clone(),
                     invitation_sealed: Some(row.invitation_sealed.clone()),
                     invitation_link: link.id,
+                    responded: false,
                 });
                 state.launch_links.insert(link.id, link);
                 upserted.push(UpsertedRespondent {

@@ -5,6 +5,7 @@
 mod analysis;
 mod apps;
 mod campaigns;
+mod erasure;
 mod exports;
 mod idempotency;
 mod outreach;
@@ -173,6 +174,9 @@ struct RespondentRow {
     phone_sealed: Option<Vec<u8>>,
     invitation_sealed: Option<Vec<u8>>,
     invitation_link: LaunchLinkId,
+    /// Set when an erasure detached a completed session, which counted the respondent as
+    /// responded (PostgreSQL keeps that as a column from the start).
+    responded: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -230,7 +234,10 @@ impl State {
         let responded = respondents
             .clone()
             .filter(|r| {
-                sessions.clone().any(|s| s.session.respondent_id == Some(r.id) && s.status == SessionStatus::Completed)
+                r.responded
+                    || sessions
+                        .clone()
+                        .any(|s| s.session.respondent_id == Some(r.id) && s.status == SessionStatus::Completed)
             })
             .count() as u64;
         let counts = CampaignCounts {

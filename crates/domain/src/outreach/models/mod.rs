@@ -96,6 +96,8 @@ pub enum Suppression {
     NotCollecting,
     /// The address could not be read.
     NoAddress,
+    /// The person was erased while the message waited.
+    Erased,
 }
 
 impl Suppression {
@@ -103,6 +105,7 @@ impl Suppression {
         match self {
             Suppression::Responded => "RESPONDED",
             Suppression::OptedOut => "OPTED_OUT",
+            Suppression::Erased => "ERASED",
             Suppression::NotCollecting => "NOT_COLLECTING",
             Suppression::NoAddress => "NO_ADDRESS",
         }

@@ -1,0 +1,157 @@
+//! Erasures: each subject destroyed in one transaction, its sessions detached, the record written.
+
+use diesel::prelude::*;
+use diesel::sql_types::{Bytea, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::{QueryableByName, sql_query};
+use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
+use pulse_domain::Result;
+use pulse_domain::apps::models::Identity;
+use pulse_domain::erasure::models::{ErasureKind, ErasureRecord};
+use pulse_domain::erasure::ports::ErasureRepository;
+use pulse_domain::ids::{AppUserId, CampaignId, DeviceId};
+use pulse_domain::outreach::models::Suppression;
+use uuid::Uuid;
+
+use crate::schema::{app_devices, app_users, erasures, launch_links, sessions};
+use crate::store::{PgStore, TxError};
+
+#[derive(QueryableByName)]
+struct Erased {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+}
+
+async fn write_record(
+    conn: &mut AsyncPgConnection,
+    record: &ErasureRecord,
+    kind: ErasureKind,
+    subject: Uuid,
+) -> Result<(), TxError> {
+    diesel::insert_into(erasures::table)
+        .values((
+            erasures::id.eq(record.id.0),
+            erasures::workspace_id.eq(record.workspace_id.0),
+            erasures::kind.eq(kind.as_str()),
+            erasures::subject_id.eq(subject),
+            erasures::erased_at.eq(record.erased_at),
+        ))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+impl ErasureRepository for PgStore {
+    async fn erase_app_user(&self, user: AppUserId, record: &ErasureRecord) -> Result<bool> {
+        let mut conn = self.conn().await?;
+        let erased = conn
+            .transaction::<_, TxError, _>(async |conn| {
+                let found: Option<Uuid> = app_users::table
+                    .filter(app_users::id.eq(user.0))
+                    .filter(app_users::workspace_id.eq(record.workspace_id.0))
+                    .select(app_users::id)
+                    .for_update()
+                    .first(conn)
+                    .await
+                    .optional()?;
+                if found.is_none() {
+                    return Ok(false);
+                }
+                // As after a register without `user`: a device with no person is anonymous.
+                diesel::update(app_devices::table.filter(app_devices::user_id.eq(user.0)))
+                    .set((app_devices::user_id.eq(None::<Uuid>), app_devices::identity.eq(Identity::Anonymous.as_str())))
+                    .execute(conn)
+                    .await?;
+                // Its sessions stay, detached: the foreign key sets their person to null.
+                diesel::delete(app_users::table.find(user.0)).execute(conn).await?;
+                write_record(conn, record, ErasureKind::AppUser, user.0).await?;
+                Ok(true)
+            })
+            .await?;
+        Ok(erased)
+    }
+
+    async fn erase_device(&self, device: DeviceId, record: &ErasureRecord) -> Result<bool> {
+        let mut conn = self.conn().await?;
+        let erased = conn
+            .transaction::<_, TxError, _>(async |conn| {
+                let found: Option<Option<Uuid>> = app_devices::table
+                    .filter(app_devices::id.eq(device.0))
+                    .filter(app_devices::workspace_id.eq(record.workspace_id.0))
+                    .select(app_devices::user_id)
+                    .for_update()
+                    .first(conn)
+                    .await
+                    .optional()?;
+                let Some(user) = found else { return Ok(false) };
+                // Its installs go with it; its sessions stay, detached by the foreign keys.
+                diesel::delete(app_devices::table.find(device.0)).execute(conn).await?;
+                // A person named by no `externalId` belongs to the device alone.
+                if let Some(user) = user {
+                    diesel::delete(
+                        app_users::table
+                            .filter(app_users::id.eq(user))
+                            .filter(app_users::has_external_id.eq(false))
+                            .filter(diesel::dsl::not(diesel::dsl::exists(
+                                app_devices::table.filter(app_devices::user_id.eq(user)),
+                            ))),
+                    )
+                    .execute(conn)
+                    .await?;
+                }
+                write_record(conn, record, ErasureKind::Device, device.0).await?;
+                Ok(true)
+            })
+            .await?;
+        Ok(erased)
+    }
+
+    async fn erase_respondent(&self, campaign: CampaignId, ref_digest: &[u8], record: &ErasureRecord) -> Result<bool> {
+        let mut conn = self.conn().await?;
+        let erased = conn
+            .transaction::<_, TxError, _>(async |conn| {
+                // A tombstone keeps the respondent's place in the campaign's counts (invited,
+                // responded) and nothing of the person.
+                let found: Option<Erased> = sql_query(
+                    "UPDATE respondents r SET ref_digest = NULL, ref_sealed = NULL, external_ref = NULL,
+                            name_sealed = NULL, email_sealed = NULL, phone_sealed = NULL,
+                            invitation_sealed = NULL, updated_at = $4
+                     FROM campaigns c
+                     WHERE c.id = r.campaign_id AND c.workspace_id = $1 AND r.campaign_id = $2 AND r.ref_digest = $3
+                     RETURNING r.id",
+                )
+                .bind::<SqlUuid, _>(record.workspace_id.0)
+                .bind::<SqlUuid, _>(campaign.0)
+                .bind::<Bytea, _>(ref_digest)
+                .bind::<Timestamptz, _>(record.erased_at)
+                .get_result(conn)
+                .await
+                .optional()?;
+                let Some(Erased { id }) = found else { return Ok(false) };
+                // The invitation's nonce digest; its sessions keep their place, without the link.
+                diesel::delete(launch_links::table.filter(launch_links::respondent_id.eq(id))).execute(conn).await?;
+                diesel::update(sessions::table.filter(sessions::respondent_id.eq(id)))
+                    .set(sessions::respondent_id.eq(None::<Uuid>))
+                    .execute(conn)
+                    .await?;
+                // Messages keep their outcome for the campaign's counts, without the address's
+                // digest or the provider's id; one still waiting is not sent, and a claim on it can
+                // no longer record.
+                sql_query(
+                    "UPDATE outreach_messages SET address_digest = NULL, provider_message_id = NULL,
+                            reason = CASE WHEN status = 'QUEUED' THEN $2 ELSE reason END,
+                            status = CASE WHEN status = 'QUEUED' THEN 'SUPPRESSED' ELSE status END,
+                            claim_token = NULL, claimed_until = NULL, updated_at = $3
+                     WHERE respondent_id = $1",
+                )
+                .bind::<SqlUuid, _>(id)
+                .bind::<Text, _>(Suppression::Erased.as_str())
+                .bind::<Timestamptz, _>(record.erased_at)
+                .execute(conn)
+                .await?;
+                write_record(conn, record, ErasureKind::Respondent, id).await?;
+                Ok(true)
+            })
+            .await?;
+        Ok(erased)
+    }
+}
