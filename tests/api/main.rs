@@ -5,6 +5,7 @@ mod audience;
 mod browser;
 mod campaigns;
 mod cli;
+mod erasure;
 mod errors;
 mod exports;
 mod health;

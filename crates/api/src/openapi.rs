@@ -17,7 +17,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, Secur
 use utoipa::openapi::{Content, Ref, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
-use crate::channel::{campaigns, devices, exports, identity, results, webhooks};
+use crate::channel::{campaigns, devices, erasure, exports, identity, results, webhooks};
 use crate::error::{ErrorBody, status_of};
 use crate::request::IDEMPOTENCY_KEY;
 use crate::studio::{app_installs, launch_keys};
@@ -54,6 +54,9 @@ use crate::{apps, health, page, public};
         app_installs::list::list,
         devices::list_devices::list_devices,
         devices::list_installs::list_installs,
+        erasure::erase_user::erase_user,
+        erasure::erase_device::erase_device,
+        erasure::erase_respondent::erase_respondent,
         webhooks::create::create,
         webhooks::list::list,
         webhooks::get::get,
@@ -88,6 +91,7 @@ use crate::{apps, health, page, public};
         (name = "studio", description = "Launch keys, signing and app installs, for signed-in Studio users"),
         (name = "exports", description = "Files of a campaign's aggregate results, rendered by a worker, fetched through signed links"),
         (name = "devices", description = "App devices and installs, as partners see them"),
+        (name = "erasure", description = "Erasing a person (GDPR Article 17): app users, devices, audience respondents"),
         (name = "webhooks", description = "Signed event deliveries to partners' endpoints"),
         (name = "apps", description = "Mobile apps: install registration and heartbeats, no secret"),
         (name = "public", description = "The respondent page's routes: no secret"),

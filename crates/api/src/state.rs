@@ -5,6 +5,8 @@ use pulse_domain::apps::ports::AppRepository;
 use pulse_domain::apps::service::Apps;
 use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenCodec, SurveyGenerator};
 use pulse_domain::campaigns::service::{Campaigns, LaunchKeys};
+use pulse_domain::erasure::ports::ErasureRepository;
+use pulse_domain::erasure::service::Erasures;
 use pulse_domain::exports::ports::{ExportRenderer, ExportRepository, ExportStore, WorkerPresence};
 use pulse_domain::exports::service::Exports;
 use pulse_domain::idempotency::ports::IdempotencyStore;
@@ -44,6 +46,7 @@ pub trait Platform: Send + Sync + 'static {
         + ExportRepository
         + WorkerPresence
         + OutreachRepository
+        + ErasureRepository
         + Clone;
     /// Where rendered export files are kept, readable by every replica.
     type ExportStore: ExportStore;
@@ -107,6 +110,7 @@ pub struct AppState<P: Platform> {
     pub results: Results<P::Store, P::Crypto, P::Clock>,
     pub exports: ExportService<P>,
     pub outreach: OutreachService<P>,
+    pub erasures: Erasures<P::Store, P::Crypto, P::Clock>,
     pub studio_tokens: P::StudioTokens,
     pub clock: P::Clock,
     pub network: NetworkPolicy,

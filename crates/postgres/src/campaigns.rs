@@ -9,8 +9,8 @@ use diesel_async::{AsyncConnection as _, RunQueryDsl};
 use pulse_domain::apps::models::{Attribution, Identity};
 use pulse_domain::campaigns::models::{
     AudienceMode, Campaign, CampaignCounts, CampaignOverview, CampaignStatus, ClearRef, DigestedRef, LAUNCH_KEY_SLOTS,
-    LanguageTag, LaunchContext, LaunchKey, LaunchLink, ListedCampaign, NewRespondent, Question, QuestionKind, Register, RowOutcome,
-    Survey, UpsertedRespondent, not_collecting, signature_required, token_invalid,
+    LanguageTag, LaunchContext, LaunchKey, LaunchLink, ListedCampaign, NewRespondent, Question, QuestionKind, Register,
+    RowOutcome, Survey, UpsertedRespondent, not_collecting, signature_required, token_invalid,
 };
 use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository};
 use pulse_domain::ids::{
@@ -360,6 +360,9 @@ fn with_survey((campaign, survey): (CampaignRow, SurveyRow)) -> Result<(Campaign
     Ok((campaign.into_domain()?, survey.into_domain()?))
 }
 
+/// An upserted respondent: its id, reference digest, sealed invitation, and whether it is new.
+type UpsertedRow = (Uuid, Option<Vec<u8>>, Option<Vec<u8>>, bool);
+
 impl CampaignRepository for PgStore {
     async fn create_campaign(&self, survey: Option<&Survey>, campaign: &Campaign) -> Result<()> {
         let row = CampaignRow::from_domain(campaign)?;
@@ -576,7 +579,7 @@ impl CampaignRepository for PgStore {
                     })
                     .collect();
                 // `xmax = 0` tells a freshly inserted row from an updated one.
-                let stored: Vec<(Uuid, Option<Vec<u8>>, Option<Vec<u8>>, bool)> = diesel::insert_into(respondents::table)
+                let stored: Vec<UpsertedRow> = diesel::insert_into(respondents::table)
                     .values(values)
                     .on_conflict((respondents::campaign_id, respondents::ref_digest))
                     .do_update()

@@ -21,6 +21,7 @@ use pulse_domain::analysis::service::Analysis;
 use pulse_domain::apps::models::HEARTBEAT_RATE;
 use pulse_domain::apps::service::Apps;
 use pulse_domain::campaigns::service::{Campaigns, LaunchKeys};
+use pulse_domain::erasure::service::Erasures;
 use pulse_domain::exports::ports::ExportStore;
 use pulse_domain::exports::service::Exports;
 use pulse_domain::idempotency::service::Idempotency;
@@ -277,6 +278,7 @@ impl Application {
                 &base_url,
             ),
             outreach,
+            erasures: Erasures::new(store.clone(), crypto.clone(), clock.clone()),
             studio_tokens: studio_tokens_from(settings),
             clock,
             network: NetworkPolicy { trusted_proxies: settings.trusted_proxies.clone() },

@@ -2,6 +2,7 @@
 
 pub mod campaigns;
 pub mod devices;
+pub mod erasure;
 pub mod exports;
 pub mod identity;
 pub mod results;
@@ -26,6 +27,7 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
             .configure(results::configure::<P>)
             .configure(exports::configure::<P>)
             .configure(devices::configure::<P>)
+            .configure(erasure::configure::<P>)
             .configure(webhooks::configure::<P>)
             .service(web::resource("/openapi.json").route(web::get().to(crate::openapi::openapi_json))),
     );

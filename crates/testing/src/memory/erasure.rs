@@ -13,7 +13,7 @@ use super::MemoryStore;
 impl ErasureRepository for MemoryStore {
     async fn erase_app_user(&self, user: AppUserId, record: &ErasureRecord) -> Result<bool> {
         let mut state = self.state();
-        if !state.app_users.get(&user).is_some_and(|u| u.workspace_id == record.workspace_id) {
+        if state.app_users.get(&user).is_none_or(|u| u.workspace_id != record.workspace_id) {
             return Ok(false);
         }
         state.app_users.remove(&user);
@@ -53,7 +53,7 @@ impl ErasureRepository for MemoryStore {
 
     async fn erase_respondent(&self, campaign: CampaignId, ref_digest: &[u8], record: &ErasureRecord) -> Result<bool> {
         let mut state = self.state();
-        if !state.campaigns.get(&campaign).is_some_and(|c| c.workspace_id == record.workspace_id) {
+        if state.campaigns.get(&campaign).is_none_or(|c| c.workspace_id != record.workspace_id) {
             return Ok(false);
         }
         let Some(at) = state.respondents.iter().position(|r| {
