@@ -58,7 +58,10 @@ impl ErasureRepository for PgStore {
                 }
                 // As after a register without `user`: a device with no person is anonymous.
                 diesel::update(app_devices::table.filter(app_devices::user_id.eq(user.0)))
-                    .set((app_devices::user_id.eq(None::<Uuid>), app_devices::identity.eq(Identity::Anonymous.as_str())))
+                    .set((
+                        app_devices::user_id.eq(None::<Uuid>),
+                        app_devices::identity.eq(Identity::Anonymous.as_str()),
+                    ))
                     .execute(conn)
                     .await?;
                 // Its sessions stay, detached: the foreign key sets their person to null.

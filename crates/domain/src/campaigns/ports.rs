@@ -1,7 +1,7 @@
 //! What campaigns need from the world: storage, survey generation and launch-token signing.
 use crate::campaigns::models::{
-    Brief, Campaign, CampaignOverview, CampaignStatus, ClearRef, DigestedRef, GeneratedSurvey, LaunchClaims,
-    LaunchKey, LaunchLink, ListedCampaign, NewRespondent, Survey, UpsertedRespondent,
+    Brief, Campaign, CampaignOverview, CampaignStatus, ClearRef, DigestedRef, GeneratedSurvey, LaunchClaims, LaunchKey,
+    LaunchLink, ListedCampaign, NewRespondent, Survey, UpsertedRespondent,
 };
 use crate::error::Result;
 use crate::ids::{BusinessId, CampaignId, LaunchKeyId, LaunchLinkId, RespondentId, SurveyId, WorkspaceId};

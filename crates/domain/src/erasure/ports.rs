@@ -1,6 +1,6 @@
 //! What erasure needs from the world: a store that destroys a person's data in one transaction.
-use crate::error::Result;
 use crate::erasure::models::ErasureRecord;
+use crate::error::Result;
 use crate::ids::{AppUserId, CampaignId, DeviceId};
 use std::future::Future;
 

@@ -36,7 +36,11 @@ pub async fn a_taken_code_is_refused_and_reads_stay_in_their_tenant<S: Store>(st
     assert_eq!(unknown.code(), ErrorCode::NotFound);
 }
 
-pub(super) async fn counts_of<S: Store>(w: &World<S>, partner: &Partner, campaign: &CampaignOverview) -> CampaignCounts {
+pub(super) async fn counts_of<S: Store>(
+    w: &World<S>,
+    partner: &Partner,
+    campaign: &CampaignOverview,
+) -> CampaignCounts {
     w.store.campaign_overview(partner.workspace, campaign.campaign.id).await.expect("read").expect("found").counts
 }
 

@@ -1,8 +1,8 @@
 //! Surveys, campaigns, respondents, launch links and launch keys in memory.
 use super::*;
 use pulse_domain::campaigns::models::{
-    AudienceMode, Campaign, CampaignOverview, CampaignStatus, ClearRef, DigestedRef, LAUNCH_KEY_SLOTS, LaunchContext, LaunchKey, LaunchLink,
-    ListedCampaign, NewRespondent, RowOutcome, Survey, UpsertedRespondent, not_collecting,
+    AudienceMode, Campaign, CampaignOverview, CampaignStatus, ClearRef, DigestedRef, LAUNCH_KEY_SLOTS, LaunchContext,
+    LaunchKey, LaunchLink, ListedCampaign, NewRespondent, RowOutcome, Survey, UpsertedRespondent, not_collecting,
 };
 use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository};
 use pulse_domain::error::{Error, ErrorCode, Result};

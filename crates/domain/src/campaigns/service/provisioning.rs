@@ -2,8 +2,8 @@
 
 use crate::campaigns::models::{
     AudienceMode, AudienceRowInput, Campaign, CampaignCopies, CampaignOverview, CampaignStatus,
-    DEFAULT_ANONYMITY_FLOOR, DeliveryChannel, LINK_LIFETIME, LaunchClaims, LaunchInput, LaunchLink, LaunchRequest,
-    DigestedRef, NONCE_LEN, NewRespondent, Provision, ProvisionInput, Question, REF_BATCH, RowOutcome, Survey,
+    DEFAULT_ANONYMITY_FLOOR, DeliveryChannel, DigestedRef, LINK_LIFETIME, LaunchClaims, LaunchInput, LaunchLink,
+    LaunchRequest, NONCE_LEN, NewRespondent, Provision, ProvisionInput, Question, REF_BATCH, RowOutcome, Survey,
     SurveySource, not_collecting, parse_rows, ref_digest_input, ref_seal_context, seal_context,
 };
 use crate::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenCodec, SurveyGenerator};
