@@ -496,6 +496,7 @@ diesel::table! {
         last_status_code -> Nullable<Int4>,
         last_error -> Nullable<Text>,
         delivered_at -> Nullable<Timestamptz>,
+        attempts_before_redelivery -> Int4,
     }
 }
 
@@ -508,6 +509,14 @@ diesel::table! {
         aggregate_id -> Uuid,
         payload -> Jsonb,
         occurred_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    webhook_redeliveries (delivery_id, attempts_before) {
+        delivery_id -> Uuid,
+        attempts_before -> Int4,
+        requested_at -> Timestamptz,
     }
 }
 
@@ -525,6 +534,8 @@ diesel::table! {
         dead_in_a_row -> Int4,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        previous_secret_sealed -> Nullable<Bytea>,
+        previous_secret_expires_at -> Nullable<Timestamptz>,
     }
 }
 
@@ -597,6 +608,7 @@ diesel::joinable!(webhook_attempts -> webhook_deliveries (delivery_id));
 diesel::joinable!(webhook_deliveries -> webhook_events (event_id));
 diesel::joinable!(webhook_deliveries -> webhook_subscriptions (subscription_id));
 diesel::joinable!(webhook_events -> workspaces (workspace_id));
+diesel::joinable!(webhook_redeliveries -> webhook_deliveries (delivery_id));
 diesel::joinable!(webhook_subscriptions -> workspaces (workspace_id));
 diesel::joinable!(workspaces -> businesses (business_id));
 
@@ -639,6 +651,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhook_attempts,
     webhook_deliveries,
     webhook_events,
+    webhook_redeliveries,
     webhook_subscriptions,
     workspaces,
 );

@@ -9,7 +9,8 @@ use pulse_domain::ids::{DeliveryId, EventId, WebhookId, WorkspaceId};
 use pulse_domain::shared::paging::PageRequest;
 use pulse_domain::webhooks::models::{
     AttemptRecord, AttemptView, Claim, ClaimedDelivery, DeliveryStatus, DeliveryView, EventType, NewEvent,
-    NewSubscription, Subscription, SubscriptionChanges, aggregate,
+    NewSubscription, PreviousSecret, RedeliveryRange, RedeliveryView, SecretRotation, Subscription,
+    SubscriptionChanges, aggregate,
 };
 use pulse_domain::webhooks::ports::WebhookRepository;
 use pulse_domain::{Error, ErrorCode, Result};
@@ -159,8 +160,144 @@ struct AttemptRow {
     duration_ms: i32,
 }
 
+#[derive(QueryableByName)]
+struct RedeliveryRow {
+    #[diesel(sql_type = SqlUuid)]
+    delivery_id: Uuid,
+    #[diesel(sql_type = Integer)]
+    attempts_before: i32,
+    #[diesel(sql_type = Timestamptz)]
+    requested_at: OffsetDateTime,
+}
+
 fn status_code(code: Option<i32>) -> Option<u16> {
     code.and_then(|c| u16::try_from(c).ok())
+}
+
+const DELIVERY_COLUMNS: &str = "d.id, d.position, d.event_id, e.event_type, d.status, d.attempts, d.next_attempt_at,
+    d.last_status_code, d.last_error, e.occurred_at, d.delivered_at";
+
+/// The deliveries' views, each with its attempts and redeliveries, in the order of `rows`.
+async fn with_trail(conn: &mut AsyncPgConnection, rows: Vec<DeliveryRow>) -> Result<Vec<DeliveryView>> {
+    let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
+    let attempts: Vec<AttemptRow> = sql_query(
+        "SELECT delivery_id, attempt, attempted_at, status_code, error, duration_ms
+        FROM webhook_attempts WHERE delivery_id = ANY ($1) ORDER BY delivery_id, attempt",
+    )
+    .bind::<Array<SqlUuid>, _>(&ids)
+    .cached()
+    .load(conn)
+    .await
+    .map_err(from_diesel)?;
+    let redeliveries: Vec<RedeliveryRow> = sql_query(
+        "SELECT delivery_id, attempts_before, requested_at
+        FROM webhook_redeliveries WHERE delivery_id = ANY ($1) ORDER BY delivery_id, attempts_before",
+    )
+    .bind::<Array<SqlUuid>, _>(&ids)
+    .cached()
+    .load(conn)
+    .await
+    .map_err(from_diesel)?;
+    rows.into_iter()
+        .map(|row| {
+            let history = attempts
+                .iter()
+                .filter(|a| a.delivery_id == row.id)
+                .map(|a| AttemptView {
+                    attempt: to_u32(a.attempt),
+                    attempted_at: a.attempted_at,
+                    status_code: status_code(a.status_code),
+                    error: a.error.clone(),
+                    duration_ms: to_u32(a.duration_ms),
+                })
+                .collect();
+            let redeliveries = redeliveries
+                .iter()
+                .filter(|r| r.delivery_id == row.id)
+                .map(|r| RedeliveryView { requested_at: r.requested_at, attempts_before: to_u32(r.attempts_before) })
+                .collect();
+            Ok(DeliveryView {
+                id: DeliveryId(row.id),
+                event_id: EventId(row.event_id),
+                event_type: event_type(&row.event_type)?,
+                status: DeliveryStatus::parse(&row.status).ok_or_else(|| corrupt("status"))?,
+                attempts: to_u32(row.attempts),
+                next_attempt_at: row.next_attempt_at,
+                last_status_code: status_code(row.last_status_code),
+                last_error: row.last_error,
+                occurred_at: row.occurred_at,
+                delivered_at: row.delivered_at,
+                history,
+                redeliveries,
+                position: row.position,
+            })
+        })
+        .collect()
+}
+
+#[derive(QueryableByName)]
+struct Requeued {
+    #[diesel(sql_type = BigInt)]
+    matched: i64,
+}
+
+/// Sends again, as of `at`, the endpoint's deliveries this names (one delivery, or those of events
+/// in a range), in one statement; answers how many matched, and changes nothing when more than
+/// `max` do. The matching rows are locked first, so the status each is judged by is the one it
+/// is written from. A DEAD or DELIVERED delivery becomes PENDING and due at `at`, its attempts so
+/// far start the fresh limit, and the request joins its trail. A PENDING or FAILED one is made due
+/// at `at` unless a worker holds it: its lease stands, so no second worker sends it meanwhile.
+async fn requeue(
+    conn: &mut AsyncPgConnection,
+    subscription: WebhookId,
+    delivery: Option<DeliveryId>,
+    range: Option<&RedeliveryRange>,
+    at: OffsetDateTime,
+    max: u32,
+) -> Result<i64> {
+    let statuses: Vec<&str> = match range {
+        Some(range) => range.statuses.iter().map(|s| s.as_str()).collect(),
+        None => DeliveryStatus::ALL.iter().map(|s| s.as_str()).collect(),
+    };
+    let requeued: Requeued = sql_query(
+        "WITH matching AS (
+            SELECT d.id, d.status FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+            WHERE d.subscription_id = $1 AND ($2::uuid IS NULL OR d.id = $2)
+                AND ($3::timestamptz IS NULL OR e.occurred_at >= $3) AND ($4::timestamptz IS NULL OR e.occurred_at < $4)
+                AND d.status = ANY ($5)
+            LIMIT $6 + 1
+            FOR UPDATE OF d
+        ), requeued AS (
+            UPDATE webhook_deliveries d SET
+                status = CASE WHEN m.status IN ('DEAD', 'DELIVERED') THEN 'PENDING' ELSE d.status END,
+                next_attempt_at = CASE
+                    WHEN m.status IN ('DEAD', 'DELIVERED') THEN $7
+                    WHEN d.claim_token IS NULL THEN LEAST(d.next_attempt_at, $7)
+                    ELSE d.next_attempt_at END,
+                attempts_before_redelivery =
+                    CASE WHEN m.status IN ('DEAD', 'DELIVERED') THEN d.attempts ELSE d.attempts_before_redelivery END,
+                delivered_at = CASE WHEN m.status IN ('DEAD', 'DELIVERED') THEN NULL ELSE d.delivered_at END
+            FROM matching m
+            WHERE d.id = m.id AND (SELECT count(*) FROM matching) <= $6
+            RETURNING d.id, d.attempts, m.status AS was
+        ), audited AS (
+            INSERT INTO webhook_redeliveries (delivery_id, attempts_before, requested_at)
+            SELECT id, attempts, $7 FROM requeued WHERE was IN ('DEAD', 'DELIVERED')
+        )
+        SELECT count(*) AS matched FROM matching",
+    )
+    .bind::<SqlUuid, _>(subscription.0)
+    .bind::<Nullable<SqlUuid>, _>(delivery.map(|d| d.0))
+    .bind::<Nullable<Timestamptz>, _>(range.map(|r| r.from))
+    .bind::<Nullable<Timestamptz>, _>(range.map(|r| r.to))
+    .bind::<Array<Text>, _>(statuses)
+    .bind::<BigInt, _>(i64::from(max))
+    .bind::<Timestamptz, _>(at)
+    .cached()
+    .get_result(conn)
+    .await
+    .map_err(from_diesel)?;
+    Ok(requeued.matched)
 }
 
 #[derive(QueryableByName)]
@@ -169,12 +306,18 @@ struct ClaimedRow {
     id: Uuid,
     #[diesel(sql_type = Integer)]
     attempts: i32,
+    #[diesel(sql_type = Integer)]
+    attempts_before_redelivery: i32,
     #[diesel(sql_type = SqlUuid)]
     subscription_id: Uuid,
     #[diesel(sql_type = Text)]
     url: String,
     #[diesel(sql_type = Bytea)]
     secret_sealed: Vec<u8>,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    previous_secret_sealed: Option<Vec<u8>>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    previous_secret_expires_at: Option<OffsetDateTime>,
     #[diesel(sql_type = SqlUuid)]
     event_id: Uuid,
     #[diesel(sql_type = SqlUuid)]
@@ -198,9 +341,14 @@ impl ClaimedRow {
             id: DeliveryId(self.id),
             claim_token,
             attempts: to_u32(self.attempts),
+            attempts_before_redelivery: to_u32(self.attempts_before_redelivery),
             subscription_id: WebhookId(self.subscription_id),
             url: self.url,
             secret_sealed: self.secret_sealed,
+            previous_secret: self
+                .previous_secret_sealed
+                .zip(self.previous_secret_expires_at)
+                .map(|(sealed, expires_at)| PreviousSecret { sealed, expires_at }),
             event: NewEvent {
                 id: EventId(self.event_id),
                 workspace_id: WorkspaceId(self.workspace_id),
@@ -332,6 +480,28 @@ impl WebhookRepository for PgStore {
         rows.into_iter().next().map(SubscriptionRow::into_domain).transpose()
     }
 
+    async fn rotate_secret(&self, workspace: WorkspaceId, id: WebhookId, rotation: &SecretRotation) -> Result<bool> {
+        // SET reads the row as it was: the secret being replaced becomes the previous one.
+        let rotated = sql_query(
+            "UPDATE webhook_subscriptions SET
+                previous_secret_sealed = CASE WHEN $4::timestamptz IS NULL THEN NULL ELSE secret_sealed END,
+                previous_secret_expires_at = $4,
+                secret_sealed = $3,
+                updated_at = $5
+            WHERE id = $1 AND workspace_id = $2",
+        )
+        .bind::<SqlUuid, _>(id.0)
+        .bind::<SqlUuid, _>(workspace.0)
+        .bind::<Bytea, _>(&rotation.secret_sealed)
+        .bind::<Nullable<Timestamptz>, _>(rotation.previous_expires_at)
+        .bind::<Timestamptz, _>(rotation.at)
+        .cached()
+        .execute(&mut self.conn().await?)
+        .await
+        .map_err(from_diesel)?;
+        Ok(rotated > 0)
+    }
+
     async fn delete_subscription(&self, workspace: WorkspaceId, id: WebhookId) -> Result<bool> {
         let deleted = sql_query("DELETE FROM webhook_subscriptions WHERE id = $1 AND workspace_id = $2")
             .bind::<SqlUuid, _>(id.0)
@@ -385,20 +555,20 @@ impl WebhookRepository for PgStore {
             occurred_at: event.occurred_at,
             delivered_at: None,
             history: vec![],
+            redeliveries: vec![],
             position: row.position,
         }))
     }
 
     async fn list_deliveries(&self, subscription: WebhookId, page: &PageRequest) -> Result<Vec<DeliveryView>> {
         let mut conn = self.read_conn().await?;
-        let rows: Vec<DeliveryRow> = sql_query(
-            "SELECT d.id, d.position, d.event_id, e.event_type, d.status, d.attempts, d.next_attempt_at,
-                d.last_status_code, d.last_error, e.occurred_at, d.delivered_at
+        let rows: Vec<DeliveryRow> = sql_query(format!(
+            "SELECT {DELIVERY_COLUMNS}
             FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
             WHERE d.subscription_id = $1 AND ($2::bigint IS NULL OR d.position < $2)
             ORDER BY d.position DESC
-            LIMIT $3",
-        )
+            LIMIT $3"
+        ))
         .bind::<SqlUuid, _>(subscription.0)
         .bind::<Nullable<BigInt>, _>(page.after.map(|k| k.position))
         .bind::<BigInt, _>(i64::from(page.limit) + 1)
@@ -406,45 +576,41 @@ impl WebhookRepository for PgStore {
         .load(&mut conn)
         .await
         .map_err(from_diesel)?;
-        let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
-        let attempts: Vec<AttemptRow> = sql_query(
-            "SELECT delivery_id, attempt, attempted_at, status_code, error, duration_ms
-            FROM webhook_attempts WHERE delivery_id = ANY ($1) ORDER BY delivery_id, attempt",
-        )
-        .bind::<Array<SqlUuid>, _>(&ids)
+        with_trail(&mut conn, rows).await
+    }
+
+    async fn redeliver(
+        &self,
+        subscription: WebhookId,
+        delivery: DeliveryId,
+        at: OffsetDateTime,
+    ) -> Result<Option<DeliveryView>> {
+        let mut conn = self.conn().await?;
+        if requeue(&mut conn, subscription, Some(delivery), None, at, 1).await? == 0 {
+            return Ok(None);
+        }
+        let rows: Vec<DeliveryRow> = sql_query(format!(
+            "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+            WHERE d.id = $1"
+        ))
+        .bind::<SqlUuid, _>(delivery.0)
         .cached()
         .load(&mut conn)
         .await
         .map_err(from_diesel)?;
-        rows.into_iter()
-            .map(|row| {
-                let history = attempts
-                    .iter()
-                    .filter(|a| a.delivery_id == row.id)
-                    .map(|a| AttemptView {
-                        attempt: to_u32(a.attempt),
-                        attempted_at: a.attempted_at,
-                        status_code: status_code(a.status_code),
-                        error: a.error.clone(),
-                        duration_ms: to_u32(a.duration_ms),
-                    })
-                    .collect();
-                Ok(DeliveryView {
-                    id: DeliveryId(row.id),
-                    event_id: EventId(row.event_id),
-                    event_type: event_type(&row.event_type)?,
-                    status: DeliveryStatus::parse(&row.status).ok_or_else(|| corrupt("status"))?,
-                    attempts: to_u32(row.attempts),
-                    next_attempt_at: row.next_attempt_at,
-                    last_status_code: status_code(row.last_status_code),
-                    last_error: row.last_error,
-                    occurred_at: row.occurred_at,
-                    delivered_at: row.delivered_at,
-                    history,
-                    position: row.position,
-                })
-            })
-            .collect()
+        Ok(with_trail(&mut conn, rows).await?.pop())
+    }
+
+    async fn redeliver_range(
+        &self,
+        subscription: WebhookId,
+        range: &RedeliveryRange,
+        at: OffsetDateTime,
+        max: u32,
+    ) -> Result<Option<u64>> {
+        let mut conn = self.conn().await?;
+        let matched = requeue(&mut conn, subscription, None, Some(range), at, max).await?;
+        Ok(u64::try_from(matched).ok().filter(|n| *n <= u64::from(max)))
     }
 
     async fn claim_deliveries(&self, claim: &Claim) -> Result<Vec<ClaimedDelivery>> {
@@ -464,7 +630,11 @@ impl WebhookRepository for PgStore {
             UPDATE webhook_deliveries d SET next_attempt_at = $3, claim_token = $4
             FROM due, webhook_subscriptions s, webhook_events e
             WHERE d.id = due.id AND s.id = d.subscription_id AND e.id = d.event_id
-            RETURNING d.id, d.attempts, s.id AS subscription_id, s.url, s.secret_sealed, e.id AS event_id,
+            RETURNING d.id, d.attempts, d.attempts_before_redelivery, s.id AS subscription_id, s.url, s.secret_sealed,
+                CASE WHEN s.previous_secret_expires_at > $1 THEN s.previous_secret_sealed END AS previous_secret_sealed,
+                CASE WHEN s.previous_secret_expires_at > $1 THEN s.previous_secret_expires_at END
+                    AS previous_secret_expires_at,
+                e.id AS event_id,
                 e.workspace_id, e.event_type, e.aggregate, e.aggregate_id, e.payload, e.occurred_at",
         )
         .bind::<Timestamptz, _>(claim.now)

@@ -34,14 +34,18 @@ pub enum QuotaFamily {
     Install,
     /// `GET /devices` and the install lists, per key.
     DeviceRead,
-    /// The webhook routes, per key.
+    /// The webhook routes but redelivery, per key.
     Webhook,
+    /// `POST /webhooks/{id}/deliveries/{deliveryId}/redeliver`, per key.
+    WebhookRedelivery,
+    /// `POST /webhooks/{id}/redeliver`, per key: each call may queue thousands of sends.
+    WebhookBulkRedelivery,
     /// `POST /campaigns/{id}/exports` and `GET /exports/{id}`, per key.
     Export,
 }
 
 impl QuotaFamily {
-    pub const ALL: [QuotaFamily; 15] = [
+    pub const ALL: [QuotaFamily; 17] = [
         QuotaFamily::Identity,
         QuotaFamily::WorkspaceRead,
         QuotaFamily::WorkspaceCreate,
@@ -56,6 +60,8 @@ impl QuotaFamily {
         QuotaFamily::Install,
         QuotaFamily::DeviceRead,
         QuotaFamily::Webhook,
+        QuotaFamily::WebhookRedelivery,
+        QuotaFamily::WebhookBulkRedelivery,
         QuotaFamily::Export,
     ];
 
@@ -76,6 +82,8 @@ impl QuotaFamily {
             QuotaFamily::Install => "install",
             QuotaFamily::DeviceRead => "device_read",
             QuotaFamily::Webhook => "webhook",
+            QuotaFamily::WebhookRedelivery => "webhook_redelivery",
+            QuotaFamily::WebhookBulkRedelivery => "webhook_bulk_redelivery",
             QuotaFamily::Export => "export",
         }
     }
@@ -89,6 +97,8 @@ impl QuotaFamily {
             | QuotaFamily::DeviceRead => 3600,
             QuotaFamily::WorkspaceCreate | QuotaFamily::Export => 100,
             QuotaFamily::Webhook => 1000,
+            QuotaFamily::WebhookRedelivery => 600,
+            QuotaFamily::WebhookBulkRedelivery => 60,
             QuotaFamily::Provision | QuotaFamily::Audience => 500,
             QuotaFamily::Launch => 20_000,
             QuotaFamily::AccessCheck => 2000,

@@ -1,10 +1,10 @@
 //! Where endpoints, events and deliveries live, and how a delivery is sent.
 use crate::error::Result;
-use crate::ids::{WebhookId, WorkspaceId};
+use crate::ids::{DeliveryId, WebhookId, WorkspaceId};
 use crate::shared::paging::PageRequest;
 use crate::webhooks::models::{
     AttemptRecord, Claim, ClaimedDelivery, DeliveryView, NewEvent, NewSubscription, OutboundRequest, PostOutcome,
-    Subscription, SubscriptionChanges, WebhookUrl,
+    RedeliveryRange, SecretRotation, Subscription, SubscriptionChanges, WebhookUrl,
 };
 use std::future::Future;
 use time::OffsetDateTime;
@@ -50,6 +50,19 @@ pub trait WebhookRepository: Send + Sync + 'static {
         at: OffsetDateTime,
     ) -> impl Future<Output = Result<Option<Subscription>>> + Send;
 
+    /// Gives an endpoint of the workspace a new sealed secret. The secret it replaces becomes the
+    /// previous one until `rotation.previous_expires_at` (none: dropped at once), replacing any
+    /// previous one still kept. `false` when there is no such endpoint.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn rotate_secret(
+        &self,
+        workspace: WorkspaceId,
+        id: WebhookId,
+        rotation: &SecretRotation,
+    ) -> impl Future<Output = Result<bool>> + Send;
+
     /// Deletes an endpoint with its deliveries and their attempts; `false` when there is none.
     ///
     /// # Errors
@@ -79,10 +92,40 @@ pub trait WebhookRepository: Send + Sync + 'static {
         page: &PageRequest,
     ) -> impl Future<Output = Result<Vec<DeliveryView>>> + Send;
 
+    /// Sends a delivery of the endpoint again, as of `at`, and returns it as it then is; `None`
+    /// when the endpoint has no such delivery. A DEAD or DELIVERED one becomes PENDING, due at
+    /// `at`, with a fresh attempt limit from its attempts so far, and the request is kept in its
+    /// trail. A PENDING or FAILED one is made due at `at`, unless a worker holds it: a leased
+    /// delivery is left to its lease, so an attempt is never sent twice at once.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn redeliver(
+        &self,
+        subscription: WebhookId,
+        delivery: DeliveryId,
+        at: OffsetDateTime,
+    ) -> impl Future<Output = Result<Option<DeliveryView>>> + Send;
+
+    /// Sends again, as [`WebhookRepository::redeliver`] does and in one transaction, every
+    /// delivery of the endpoint in `range`, and returns how many; `None`, changing nothing, when
+    /// more than `max` match.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn redeliver_range(
+        &self,
+        subscription: WebhookId,
+        range: &RedeliveryRange,
+        at: OffsetDateTime,
+        max: u32,
+    ) -> impl Future<Output = Result<Option<u64>>> + Send;
+
     /// Claims up to `claim.limit` deliveries that are PENDING or FAILED and due at `claim.now`,
     /// of active endpoints (a `webhook.test` whatever the endpoint's state), and not claimed by a
     /// live lease. Concurrent claims never return the same delivery: a claimed one is not due
-    /// again until `claim.lease_until`.
+    /// again until `claim.lease_until`. Each comes with its endpoint's previous secret when that
+    /// has not expired at `claim.now`.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.

@@ -350,6 +350,9 @@ macro_rules! contract_suite {
                 a_claimed_delivery_is_held_by_its_lease_and_only_its_holder_records,
                 attempts_recorded_at_once_each_count_once_in_their_endpoints_run,
                 deliveries_of_every_event_type_and_aggregate_are_claimed_as_written,
+                a_rotated_secret_is_claimed_with_its_deliveries_until_it_expires,
+                a_redelivery_requeues_finished_deliveries_and_leaves_a_held_one_to_its_lease,
+                a_bulk_redelivery_takes_exactly_the_statuses_of_its_range_or_nothing_beyond_its_cap,
             }
             erasure {
                 an_erased_respondent_leaves_a_tombstone_that_keeps_the_counts,

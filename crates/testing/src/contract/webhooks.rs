@@ -1,7 +1,9 @@
 //! `WebhookRepository`: a claimed delivery is held by its lease, concurrent claims never share a
 //! delivery, only the holder of the live claim records an attempt, and attempts recorded at once
 //! each count once in their endpoint's run of DEAD deliveries, and deliveries of every event type and
-//! aggregate are read back as written.
+//! aggregate are read back as written. A rotated secret is claimed with its delivery until it
+//! expires, and only the latest one is kept. A redelivery requeues what is finished, makes due
+//! what waits, leaves a held delivery to its lease, and a bulk one takes exactly its range.
 
 use futures_util::future::{join, join_all};
 use pulse_domain::ids::{EventId, WebhookId};
@@ -9,7 +11,7 @@ use pulse_domain::shared::clock::Clock;
 use pulse_domain::shared::paging::PageRequest;
 use pulse_domain::webhooks::models::{
     AttemptRecord, Claim, ClaimedDelivery, DISABLE_AFTER_DEAD, DeliveryStatus, DeliveryView, EventType, NewEvent,
-    Subscription, SubscriptionInput, aggregate,
+    PreviousSecret, RedeliveryRange, RedeliveryView, SecretRotation, Subscription, SubscriptionInput, aggregate,
 };
 use time::Duration;
 use uuid::Uuid;
@@ -200,4 +202,161 @@ pub async fn deliveries_of_every_event_type_and_aggregate_are_claimed_as_written
         let read = claimed.iter().find(|d| d.event.id == event.id).expect("claimed");
         assert_eq!(&read.event, event);
     }
+}
+
+/// The sealed secrets a claim at `now` hands over for the endpoint's one due delivery: the current
+/// one and the previous one, if it has not expired. The delivery is recorded right away, so the
+/// next claim finds the next one.
+async fn claimed_secrets<S: Store>(
+    w: &World<S>,
+    now: time::OffsetDateTime,
+) -> (Vec<u8>, Option<PreviousSecret>) {
+    let claim = Claim { token: Uuid::new_v4(), now, lease_until: now + Duration::MINUTE, limit: 1 };
+    let mut claimed = w.store.claim_deliveries(&claim).await.expect("claimed");
+    let delivery = claimed.pop().expect("a due delivery");
+    let record = outcome(&delivery, delivery.claim_token, DeliveryStatus::Delivered, now);
+    assert!(w.store.record_attempt(&record).await.expect("recorded"));
+    (delivery.secret_sealed, delivery.previous_secret)
+}
+
+pub async fn a_rotated_secret_is_claimed_with_its_deliveries_until_it_expires<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let id = endpoint_with(&w, &partner, 5).await;
+    let now = w.clock.now();
+    let (first, previous) = claimed_secrets(&w, now).await;
+    assert_eq!(previous, None, "nothing rotated yet");
+
+    let rotation = |sealed: &[u8], expires_in: Option<Duration>| SecretRotation {
+        secret_sealed: sealed.to_vec(),
+        previous_expires_at: expires_in.map(|grace| now + grace),
+        at: now,
+    };
+    let expires_at = now + Duration::HOUR;
+    assert!(w.store.rotate_secret(partner.workspace, id, &rotation(b"second", Some(Duration::HOUR))).await.expect("rotated"));
+    let (current, previous) = claimed_secrets(&w, now).await;
+    assert_eq!((current.as_slice(), previous), (&b"second"[..], Some(PreviousSecret { sealed: first, expires_at })));
+
+    // Rotating again keeps only the secret it replaces.
+    assert!(w.store.rotate_secret(partner.workspace, id, &rotation(b"third", Some(Duration::HOUR))).await.expect("rotated"));
+    let just_before = expires_at - Duration::SECOND;
+    let (current, previous) = claimed_secrets(&w, just_before).await;
+    assert_eq!(current, b"third");
+    assert_eq!(previous, Some(PreviousSecret { sealed: b"second".to_vec(), expires_at }));
+    let (_, previous) = claimed_secrets(&w, expires_at).await;
+    assert_eq!(previous, None, "an expired secret is not handed over");
+
+    assert!(w.store.rotate_secret(partner.workspace, id, &rotation(b"fourth", None)).await.expect("rotated"));
+    let (current, previous) = claimed_secrets(&w, now).await;
+    assert_eq!((current.as_slice(), previous), (&b"fourth"[..], None), "no grace keeps no previous secret");
+
+    let stranger = w.partner("Other").await;
+    assert!(!w.store.rotate_secret(stranger.workspace, id, &rotation(b"theirs", None)).await.expect("answered"));
+    assert!(!w.store.rotate_secret(partner.workspace, WebhookId::new_random(), &rotation(b"x", None)).await.expect("answered"));
+}
+
+/// Claims every due delivery at `now` and records each with the status `statuses` gives it in
+/// claim order (`None`: left held); returns the claimed deliveries in the endpoint's order.
+async fn settle<S: Store>(
+    w: &World<S>,
+    now: time::OffsetDateTime,
+    statuses: &[Option<DeliveryStatus>],
+) -> Vec<ClaimedDelivery> {
+    let claim = Claim { token: Uuid::new_v4(), now, lease_until: now + Duration::MINUTE, limit: 20 };
+    let mut claimed = w.store.claim_deliveries(&claim).await.expect("claimed");
+    claimed.sort_by_key(|d| d.event.occurred_at);
+    assert_eq!(claimed.len(), statuses.len());
+    for (delivery, status) in claimed.iter().zip(statuses) {
+        if let Some(status) = status {
+            assert!(w.store.record_attempt(&outcome(delivery, delivery.claim_token, *status, now)).await.expect("recorded"));
+        }
+    }
+    claimed
+}
+
+pub async fn a_redelivery_requeues_finished_deliveries_and_leaves_a_held_one_to_its_lease<S: Store>(store: S) {
+    use DeliveryStatus::{Dead, Delivered, Failed, Pending};
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let id = endpoint_with(&w, &partner, 0).await;
+    let now = w.clock.now();
+    for minute in 0..4 {
+        w.clock.set(now + Duration::minutes(minute));
+        w.webhooks.simulate(&partner.principal, None, id).await.expect("queued");
+    }
+    let settled = settle(&w, now + Duration::minutes(5), &[Some(Dead), Some(Delivered), Some(Failed), None]).await;
+    // Within the held delivery's lease, which ends a minute after the claim.
+    let at = now + Duration::minutes(5) + Duration::seconds(30);
+    let redeliver = |n: usize| w.store.redeliver(id, settled[n].id, at);
+
+    let dead = redeliver(0).await.expect("redelivered").expect("found");
+    assert_eq!((dead.status, dead.next_attempt_at, dead.attempts), (Pending, Some(at), 1));
+    assert_eq!(dead.redeliveries, [RedeliveryView { requested_at: at, attempts_before: 1 }]);
+    let delivered = redeliver(1).await.expect("redelivered").expect("found");
+    assert_eq!((delivered.status, delivered.delivered_at, delivered.redeliveries.len()), (Pending, None, 1));
+    let failed = redeliver(2).await.expect("redelivered").expect("found");
+    assert_eq!((failed.status, failed.next_attempt_at), (Failed, Some(at)), "made due, not rescheduled");
+    assert!(failed.redeliveries.is_empty());
+    let held = redeliver(3).await.expect("redelivered").expect("found");
+    let lease_end = now + Duration::minutes(6);
+    assert_eq!((held.status, held.next_attempt_at), (Pending, Some(lease_end)), "the lease stands");
+    assert!(held.redeliveries.is_empty());
+    assert_eq!(trail_of(&w, id).await.iter().find(|d| d.id == settled[0].id), Some(&dead), "read back as answered");
+
+    // The next claim takes the three, with the attempt limit counted from the redelivery; not the
+    // held one, whose holder still records it.
+    let later = at + Duration::SECOND;
+    let claim = Claim { token: Uuid::new_v4(), now: later, lease_until: later + Duration::MINUTE, limit: 20 };
+    let claimed = w.store.claim_deliveries(&claim).await.expect("claimed");
+    let mut ids: Vec<_> = claimed.iter().map(|d| d.id).collect();
+    ids.sort_by_key(|d| settled.iter().position(|s| s.id == *d));
+    assert_eq!(ids, settled[..3].iter().map(|d| d.id).collect::<Vec<_>>());
+    let again = claimed.iter().find(|d| d.id == settled[0].id).expect("the redelivered one");
+    assert_eq!((again.attempts, again.attempts_before_redelivery), (1, 1));
+    let untouched = claimed.iter().find(|d| d.id == settled[2].id).expect("the failed one");
+    assert_eq!(untouched.attempts_before_redelivery, 0);
+    let holder = &settled[3];
+    assert!(w.store.record_attempt(&outcome(holder, holder.claim_token, Delivered, later)).await.expect("recorded"));
+
+    let other = endpoint_with(&w, &partner, 0).await;
+    assert_eq!(w.store.redeliver(other, settled[0].id, at).await.expect("answered"), None, "another endpoint's");
+    let unknown = pulse_domain::ids::DeliveryId::new_random();
+    assert_eq!(w.store.redeliver(id, unknown, at).await.expect("answered"), None);
+}
+
+pub async fn a_bulk_redelivery_takes_exactly_the_statuses_of_its_range_or_nothing_beyond_its_cap<S: Store>(store: S) {
+    use DeliveryStatus::{Dead, Delivered, Failed, Pending};
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let id = endpoint_with(&w, &partner, 0).await;
+    let neighbour = endpoint_with(&w, &partner, 0).await;
+    let start = w.clock.now();
+    for hour in 0..5 {
+        w.clock.set(start + Duration::hours(hour));
+        w.webhooks.simulate(&partner.principal, None, id).await.expect("queued");
+    }
+    w.clock.set(start + Duration::minutes(270));
+    w.webhooks.simulate(&partner.principal, None, neighbour).await.expect("queued");
+    let now = start + Duration::hours(5);
+    let statuses = [Some(Dead), Some(Failed), Some(Delivered), Some(Dead), Some(Dead), Some(Dead)];
+    let settled = settle(&w, now, &statuses).await;
+    let range = RedeliveryRange { from: start + Duration::hours(1), to: start + Duration::hours(4), statuses: vec![Failed, Dead] };
+    let status_of = |trail: &[DeliveryView], n: usize| trail.iter().find(|d| d.id == settled[n].id).map(|d| d.status);
+
+    assert_eq!(w.store.redeliver_range(id, &range, now, 1).await.expect("answered"), None, "two match: above the cap");
+    let trail = trail_of(&w, id).await;
+    assert_eq!(status_of(&trail, 3), Some(Dead), "a refused bulk redelivery changes nothing");
+
+    assert_eq!(w.store.redeliver_range(id, &range, now, 2).await.expect("answered"), Some(2));
+    let trail = trail_of(&w, id).await;
+    let after: Vec<_> = (0..5).map(|n| status_of(&trail, n).expect("in the trail")).collect();
+    assert_eq!(after, [Dead, Failed, Delivered, Pending, Dead], "only FAILED and DEAD inside the range");
+    let failed = trail.iter().find(|d| d.id == settled[1].id).expect("the failed one");
+    assert_eq!(failed.next_attempt_at, Some(now), "made due now");
+    let requeued = trail.iter().find(|d| d.id == settled[3].id).expect("the requeued one");
+    assert_eq!(requeued.redeliveries, [RedeliveryView { requested_at: now, attempts_before: 1 }]);
+    assert_eq!(trail_of(&w, neighbour).await[0].status, Dead, "another endpoint's delivery is not touched");
+
+    let dead_only = RedeliveryRange { statuses: vec![Dead], ..range };
+    assert_eq!(w.store.redeliver_range(id, &dead_only, now, 2).await.expect("answered"), Some(0));
 }

@@ -31,7 +31,7 @@ use pulse_domain::results::models::SessionTally;
 use pulse_domain::sessions::models::{NewSession, Progress, SessionRecord, SessionStatus, StoredAnswer};
 use pulse_domain::shared::health::{Backlog, Backlogs, HealthCheck, PoolState, QueueDepth};
 use pulse_domain::tenancy::models::{ApiKeyRecord, Business, Workspace};
-use pulse_domain::webhooks::models::{DeliveryStatus, DeliveryView, NewEvent, Subscription};
+use pulse_domain::webhooks::models::{DeliveryStatus, DeliveryView, NewEvent, PreviousSecret, Subscription};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use time::OffsetDateTime;
@@ -114,6 +114,7 @@ struct AnalysisRow {
 struct WebhookRow {
     subscription: Subscription,
     secret_sealed: Vec<u8>,
+    previous_secret: Option<PreviousSecret>,
     dead_in_a_row: u32,
 }
 
@@ -122,6 +123,7 @@ struct DeliveryRow {
     view: DeliveryView,
     subscription: WebhookId,
     claim: Option<Uuid>,
+    attempts_before_redelivery: u32,
 }
 
 #[derive(Clone, Debug)]

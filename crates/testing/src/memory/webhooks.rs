@@ -5,7 +5,8 @@ use pulse_domain::ids::{DeliveryId, EventId, WebhookId, WorkspaceId};
 use pulse_domain::shared::paging::PageRequest;
 use pulse_domain::webhooks::models::{
     AttemptRecord, AttemptView, Claim, ClaimedDelivery, DeliveryStatus, DeliveryView, EventType, NewEvent,
-    NewSubscription, Subscription, SubscriptionChanges,
+    NewSubscription, PreviousSecret, RedeliveryRange, RedeliveryView, SecretRotation, Subscription,
+    SubscriptionChanges,
 };
 use pulse_domain::webhooks::ports::WebhookRepository;
 use time::OffsetDateTime;
@@ -25,9 +26,10 @@ impl State {
             occurred_at: event.occurred_at,
             delivered_at: None,
             history: vec![],
+            redeliveries: vec![],
             position: self.last_position,
         };
-        self.deliveries.push(DeliveryRow { view: view.clone(), subscription, claim: None });
+        self.deliveries.push(DeliveryRow { view: view.clone(), subscription, claim: None, attempts_before_redelivery: 0 });
         view
     }
 
@@ -48,6 +50,27 @@ impl State {
     }
 }
 
+impl DeliveryRow {
+    /// Sends the delivery again as of `at` (see `WebhookRepository::redeliver`).
+    fn redeliver(&mut self, at: OffsetDateTime) {
+        let view = &mut self.view;
+        match view.status {
+            DeliveryStatus::Dead | DeliveryStatus::Delivered => {
+                view.redeliveries.push(RedeliveryView { requested_at: at, attempts_before: view.attempts });
+                self.attempts_before_redelivery = view.attempts;
+                view.status = DeliveryStatus::Pending;
+                view.next_attempt_at = Some(at);
+                view.delivered_at = None;
+            }
+            // A held delivery keeps its lease: another worker must not claim it while it is sent.
+            DeliveryStatus::Pending | DeliveryStatus::Failed if self.claim.is_some() => {}
+            DeliveryStatus::Pending | DeliveryStatus::Failed => {
+                view.next_attempt_at = view.next_attempt_at.map(|due| due.min(at));
+            }
+        }
+    }
+}
+
 impl WebhookRepository for MemoryStore {
     async fn insert_subscription(&self, new: &NewSubscription, max_per_workspace: usize) -> Result<()> {
         let mut state = self.state();
@@ -61,6 +84,7 @@ impl WebhookRepository for MemoryStore {
         state.webhooks.push(WebhookRow {
             subscription: new.subscription.clone(),
             secret_sealed: new.secret_sealed.clone(),
+            previous_secret: None,
             dead_in_a_row: 0,
         });
         Ok(())
@@ -121,6 +145,19 @@ impl WebhookRepository for MemoryStore {
         Ok(Some(row.subscription.clone()))
     }
 
+    async fn rotate_secret(&self, workspace: WorkspaceId, id: WebhookId, rotation: &SecretRotation) -> Result<bool> {
+        let mut state = self.state();
+        let Some(row) =
+            state.webhooks.iter_mut().find(|w| w.subscription.id == id && w.subscription.workspace_id == workspace)
+        else {
+            return Ok(false);
+        };
+        let retired = std::mem::replace(&mut row.secret_sealed, rotation.secret_sealed.clone());
+        row.previous_secret =
+            rotation.previous_expires_at.map(|expires_at| PreviousSecret { sealed: retired, expires_at });
+        Ok(true)
+    }
+
     async fn delete_subscription(&self, workspace: WorkspaceId, id: WebhookId) -> Result<bool> {
         let mut state = self.state();
         let before = state.webhooks.len();
@@ -160,6 +197,44 @@ impl WebhookRepository for MemoryStore {
         Ok(rows)
     }
 
+    async fn redeliver(
+        &self,
+        subscription: WebhookId,
+        delivery: DeliveryId,
+        at: OffsetDateTime,
+    ) -> Result<Option<DeliveryView>> {
+        let mut state = self.state();
+        let Some(row) = state.deliveries.iter_mut().find(|d| d.view.id == delivery && d.subscription == subscription)
+        else {
+            return Ok(None);
+        };
+        row.redeliver(at);
+        Ok(Some(row.view.clone()))
+    }
+
+    async fn redeliver_range(
+        &self,
+        subscription: WebhookId,
+        range: &RedeliveryRange,
+        at: OffsetDateTime,
+        max: u32,
+    ) -> Result<Option<u64>> {
+        let mut state = self.state();
+        let State { events, deliveries, .. } = &mut *state;
+        let mut matching: Vec<&mut DeliveryRow> = deliveries
+            .iter_mut()
+            .filter(|d| d.subscription == subscription && range.statuses.contains(&d.view.status))
+            .filter(|d| events.get(&d.view.event_id).is_some_and(|e| range.from <= e.occurred_at && e.occurred_at < range.to))
+            .collect();
+        if matching.len() > usize::try_from(max).unwrap_or(usize::MAX) {
+            return Ok(None);
+        }
+        for row in &mut matching {
+            row.redeliver(at);
+        }
+        Ok(Some(matching.len() as u64))
+    }
+
     async fn claim_deliveries(&self, claim: &Claim) -> Result<Vec<ClaimedDelivery>> {
         let mut state = self.state();
         let State { webhooks, events, deliveries, .. } = &mut *state;
@@ -182,9 +257,11 @@ impl WebhookRepository for MemoryStore {
                 id: row.view.id,
                 claim_token: claim.token,
                 attempts: row.view.attempts,
+                attempts_before_redelivery: row.attempts_before_redelivery,
                 subscription_id: row.subscription,
                 url: webhook.subscription.url.clone(),
                 secret_sealed: webhook.secret_sealed.clone(),
+                previous_secret: webhook.previous_secret.clone().filter(|p| p.expires_at > claim.now),
                 event: event.clone(),
             });
         }

@@ -28,6 +28,18 @@ pub const SECRET_PREFIX: &str = "whsec_";
 
 pub(crate) const SECRET_RANDOM_CHARS: usize = 43;
 
+/// How long a rotated-out secret keeps signing deliveries when the partner does not say.
+pub const DEFAULT_ROTATION_GRACE: Duration = Duration::days(1);
+
+/// The longest a rotated-out secret may keep signing: a leaked secret must stop working soon.
+pub const MAX_ROTATION_GRACE: Duration = Duration::days(7);
+
+/// Deliveries one bulk redelivery may queue; a range matching more is refused whole.
+pub const MAX_BULK_REDELIVERIES: u32 = 10_000;
+
+/// The widest range of event times one bulk redelivery may name.
+pub const MAX_REDELIVERY_RANGE: Duration = Duration::days(31);
+
 /// Consecutive DEAD deliveries that disable an endpoint.
 pub const DISABLE_AFTER_DEAD: u32 = 5;
 
@@ -144,6 +156,22 @@ pub struct NewSubscription {
     pub secret_sealed: Vec<u8>,
 }
 
+/// A new signing secret for an endpoint, and how long the one it replaces keeps signing.
+#[derive(Clone, Debug)]
+pub struct SecretRotation {
+    pub secret_sealed: Vec<u8>,
+    /// `None`: the replaced secret stops at once.
+    pub previous_expires_at: Option<OffsetDateTime>,
+    pub at: OffsetDateTime,
+}
+
+/// A rotated-out secret, sealed, and when it stops signing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreviousSecret {
+    pub sealed: Vec<u8>,
+    pub expires_at: OffsetDateTime,
+}
+
 /// A subscription's changes, as validated.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SubscriptionChanges {
@@ -194,6 +222,14 @@ pub struct AttemptView {
     pub duration_ms: u32,
 }
 
+/// A partner's request to send a delivery again, as the trail keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RedeliveryView {
+    pub requested_at: OffsetDateTime,
+    /// Attempts made before it: the attempts after it count towards a fresh limit.
+    pub attempts_before: u32,
+}
+
 /// A delivery as partners see it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeliveryView {
@@ -209,7 +245,26 @@ pub struct DeliveryView {
     pub delivered_at: Option<OffsetDateTime>,
     /// Oldest first.
     pub history: Vec<AttemptView>,
+    /// Oldest first.
+    pub redeliveries: Vec<RedeliveryView>,
     pub position: i64,
+}
+
+/// `POST CH/webhooks/{id}/redeliver` as sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RedeliveryInput {
+    pub from: Option<String>,
+    pub to: Option<String>,
+    pub statuses: Option<Vec<String>>,
+}
+
+/// The deliveries of an endpoint a bulk redelivery names: of events that occurred in
+/// `from..to`, in one of `statuses`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RedeliveryRange {
+    pub from: OffsetDateTime,
+    pub to: OffsetDateTime,
+    pub statuses: Vec<DeliveryStatus>,
 }
 
 /// A claim on due deliveries: they stay this worker's until `lease_until`, when another may claim
@@ -229,9 +284,13 @@ pub struct ClaimedDelivery {
     pub claim_token: uuid::Uuid,
     /// Attempts made before this one.
     pub attempts: u32,
+    /// Attempts made before the latest redelivery: the attempt limit counts from there.
+    pub attempts_before_redelivery: u32,
     pub subscription_id: WebhookId,
     pub url: String,
     pub secret_sealed: Vec<u8>,
+    /// The secret rotated out, while it may still be within its grace.
+    pub previous_secret: Option<PreviousSecret>,
     pub event: NewEvent,
 }
 
@@ -363,6 +422,39 @@ pub(crate) fn description(text: Option<String>) -> Result<Option<String>> {
         }
         other => Ok(other),
     }
+}
+
+/// Reads a bulk redelivery's range: RFC 3339 times with `from` before `to`, at most
+/// [`MAX_REDELIVERY_RANGE`] apart, and FAILED or DEAD (both when none are named).
+pub(crate) fn redelivery_range(input: RedeliveryInput) -> Result<RedeliveryRange> {
+    let time = |field: &str, text: Option<String>| {
+        let text = text.ok_or_else(|| Error::validation(field, "is required"))?;
+        OffsetDateTime::parse(&text, &time::format_description::well_known::Rfc3339)
+            .map_err(|_| Error::validation(field, "must be an RFC 3339 date-time, such as 2026-03-02T10:00:00Z"))
+    };
+    let (from, to) = (time("from", input.from)?, time("to", input.to)?);
+    if from >= to {
+        return Err(Error::validation("to", "must be later than `from`"));
+    }
+    if to - from > MAX_REDELIVERY_RANGE {
+        let days = MAX_REDELIVERY_RANGE.whole_days();
+        return Err(Error::validation("to", format!("must be at most {days} days after `from`")));
+    }
+    let mut statuses = Vec::new();
+    for (index, name) in input.statuses.unwrap_or_default().into_iter().enumerate() {
+        match DeliveryStatus::parse(&name) {
+            Some(status @ (DeliveryStatus::Failed | DeliveryStatus::Dead)) if !statuses.contains(&status) => {
+                statuses.push(status);
+            }
+            Some(DeliveryStatus::Failed | DeliveryStatus::Dead) => {}
+            // The refusal names the position, never the text sent (docs/errors.md).
+            _ => return Err(Error::validation(&format!("statuses[{index}]"), "must be FAILED or DEAD")),
+        }
+    }
+    if statuses.is_empty() {
+        statuses = vec![DeliveryStatus::Failed, DeliveryStatus::Dead];
+    }
+    Ok(RedeliveryRange { from, to, statuses })
 }
 
 pub(crate) fn event_types(names: Vec<String>) -> Result<Vec<EventType>> {

@@ -11,13 +11,19 @@ use crate::webhooks::ports::{WebhookRepository, WebhookTransport};
 use futures_util::future::join_all;
 use time::{Duration, OffsetDateTime};
 
-/// The `X-SVC-Signature` value: `t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, keyed with the
-/// UTF-8 bytes of the secret as shown to the partner.
-pub fn signature_header(crypto: &impl Crypto, secret: &[u8], at: OffsetDateTime, body: &[u8]) -> String {
+/// The `X-SVC-Signature` value: `t=<unix>` and one `v1=<hex HMAC-SHA256 of "<t>.<body>">` per
+/// secret, in the order given, each keyed with the UTF-8 bytes of the secret as shown to the
+/// partner. A receiver accepts the request when any `v1` verifies with a secret it holds.
+pub fn signature_header(crypto: &impl Crypto, secrets: &[&[u8]], at: OffsetDateTime, body: &[u8]) -> String {
     let t = at.unix_timestamp();
     let mut signed = format!("{t}.").into_bytes();
     signed.extend_from_slice(body);
-    format!("t={t},v1={}", crate::shared::hex::encode(&crypto.hmac_sha256(secret, &signed)))
+    let mut header = format!("t={t}");
+    for secret in secrets {
+        header.push_str(",v1=");
+        header.push_str(&crate::shared::hex::encode(&crypto.hmac_sha256(secret, &signed)));
+    }
+    header
 }
 
 /// Claims due deliveries and makes their attempts.
@@ -52,14 +58,23 @@ where
         self.repo.claim_deliveries(&claim).await
     }
 
-    /// The signed POST of a claimed delivery, timestamped now.
+    /// The signed POST of a claimed delivery, timestamped now: signed with the endpoint's secret,
+    /// and first with its previous one while that is within its grace, so a receiver holding
+    /// either secret accepts it.
     ///
     /// # Errors
-    /// `Internal` when the secret does not open.
+    /// `Internal` when a secret does not open.
     pub fn request(&self, delivery: &ClaimedDelivery) -> Result<OutboundRequest> {
-        let secret = self.crypto.open(&secret_seal_context(delivery.subscription_id), &delivery.secret_sealed)?;
+        let context = secret_seal_context(delivery.subscription_id);
+        let now = self.clock.now();
+        let previous = match &delivery.previous_secret {
+            Some(previous) if now < previous.expires_at => Some(self.crypto.open(&context, &previous.sealed)?),
+            _ => None,
+        };
+        let secret = self.crypto.open(&context, &delivery.secret_sealed)?;
+        let secrets: Vec<&[u8]> = previous.iter().chain([&secret]).map(Vec::as_slice).collect();
         let body = envelope(&delivery.event)?;
-        let signature = signature_header(&self.crypto, &secret, self.clock.now(), &body);
+        let signature = signature_header(&self.crypto, &secrets, now, &body);
         Ok(OutboundRequest {
             url: delivery.url.clone(),
             headers: vec![
@@ -94,7 +109,8 @@ where
         let (status, next_attempt_at) = if delivered {
             (DeliveryStatus::Delivered, None)
         } else {
-            match self.schedule.after_failures(attempt) {
+            // A redelivery starts a fresh schedule: count only the attempts made since.
+            match self.schedule.after_failures(attempt.saturating_sub(delivery.attempts_before_redelivery)) {
                 Some(wait) => (DeliveryStatus::Failed, Some(now + wait)),
                 None => (DeliveryStatus::Dead, None),
             }

@@ -4,20 +4,22 @@ mod dispatcher;
 
 pub use dispatcher::*;
 
-use crate::error::{Error, Result};
-use crate::ids::{EventId, WebhookId, WorkspaceId};
+use crate::error::{Error, ErrorCode, Result};
+use crate::ids::{DeliveryId, EventId, WebhookId, WorkspaceId};
 use crate::shared::clock::Clock;
 use crate::shared::crypto::Crypto;
 use crate::shared::paging::{Cursors, Page, PageKey};
 use crate::tenancy::models::{Principal, Scope};
 use crate::webhooks::models::{
-    DeliveryView, EVENT_RETENTION, EventType, MAX_SUBSCRIPTIONS, NewEvent, NewSubscription, SECRET_PREFIX,
-    SECRET_RANDOM_CHARS, Subscription, SubscriptionChanges, SubscriptionInput, SubscriptionPatch, WebhookUrl,
-    description, event_types, secret_seal_context,
+    DEFAULT_ROTATION_GRACE, DeliveryView, EVENT_RETENTION, EventType, MAX_BULK_REDELIVERIES, MAX_ROTATION_GRACE,
+    MAX_SUBSCRIPTIONS, NewEvent, NewSubscription, RedeliveryInput, SECRET_PREFIX, SECRET_RANDOM_CHARS,
+    SecretRotation, Subscription, SubscriptionChanges, SubscriptionInput, SubscriptionPatch, WebhookUrl,
+    description, event_types, redelivery_range, secret_seal_context,
 };
 use crate::webhooks::ports::{WebhookRepository, WebhookTransport};
 use secrecy::SecretString;
 use serde_json::{Map, json};
+use time::{Duration, OffsetDateTime};
 
 /// The partner routes of webhooks.
 pub struct Webhooks<R, C, K, T> {
@@ -69,7 +71,7 @@ where
         let url = input.url.ok_or_else(|| Error::validation("url", "is required"))?;
         let url = self.checked_url(&url).await?;
         let id = WebhookId::new_random();
-        let secret = format!("{SECRET_PREFIX}{}", self.crypto.random_base62(SECRET_RANDOM_CHARS));
+        let secret = self.new_secret();
         let subscription = Subscription {
             id,
             workspace_id: workspace,
@@ -87,6 +89,48 @@ where
         };
         self.repo.insert_subscription(&new, MAX_SUBSCRIPTIONS).await?;
         Ok((subscription, SecretString::from(secret)))
+    }
+
+    fn new_secret(&self) -> String {
+        format!("{SECRET_PREFIX}{}", self.crypto.random_base62(SECRET_RANDOM_CHARS))
+    }
+
+    /// Gives an endpoint a new signing secret, shown this once. The secret it replaces goes on
+    /// signing deliveries, next to the new one, for `grace_seconds` ([`DEFAULT_ROTATION_GRACE`]
+    /// when `None`; 0 stops it at once), so a receiver can move to the new secret without
+    /// refusing a delivery. Only one previous secret is kept: rotating again within a grace
+    /// drops the older one. Returns the secret and when the replaced one stops signing.
+    ///
+    /// # Errors
+    /// `ValidationFailed` naming `graceSeconds` outside 0 to [`MAX_ROTATION_GRACE`]; as
+    /// [`Webhooks::get`].
+    pub async fn rotate_secret(
+        &self,
+        principal: &Principal,
+        workspace_header: Option<&str>,
+        id: WebhookId,
+        grace_seconds: Option<i64>,
+    ) -> Result<(SecretString, Option<OffsetDateTime>)> {
+        let workspace = Self::workspace(principal, workspace_header)?;
+        let grace = match grace_seconds {
+            None => DEFAULT_ROTATION_GRACE,
+            Some(seconds) if (0..=MAX_ROTATION_GRACE.whole_seconds()).contains(&seconds) => Duration::seconds(seconds),
+            Some(_) => {
+                let most = MAX_ROTATION_GRACE.whole_seconds();
+                return Err(Error::validation("graceSeconds", format!("must be an integer from 0 to {most}")));
+            }
+        };
+        let secret = self.new_secret();
+        let now = self.clock.now();
+        let rotation = SecretRotation {
+            secret_sealed: self.crypto.seal(&secret_seal_context(id), secret.as_bytes()),
+            previous_expires_at: grace.is_positive().then(|| now + grace),
+            at: now,
+        };
+        if !self.repo.rotate_secret(workspace, id, &rotation).await? {
+            return Err(Error::not_found("webhook"));
+        }
+        Ok((SecretString::from(secret), rotation.previous_expires_at))
     }
 
     /// The workspace's endpoints, oldest first.
@@ -173,6 +217,58 @@ where
             occurred_at: self.clock.now(),
         };
         self.repo.queue_test_event(workspace, id, &event).await?.ok_or_else(|| Error::not_found("webhook"))
+    }
+
+    /// The endpoint, when it is active: a redelivery to an inactive one would wait unattempted.
+    async fn active_endpoint(&self, workspace: WorkspaceId, id: WebhookId) -> Result<()> {
+        let endpoint = self.repo.find_subscription(workspace, id).await?.ok_or_else(|| Error::not_found("webhook"))?;
+        if !endpoint.is_active {
+            return Err(Error::refused(
+                ErrorCode::Conflict,
+                "the endpoint is inactive and its waiting deliveries are not attempted; re-enable it with PATCH isActive true first",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Sends a delivery again, with the same event id and delivery id: a DEAD or DELIVERED one
+    /// gets a fresh retry schedule, a waiting one is made due now.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown endpoint or delivery, or another workspace's; `Conflict` when
+    /// the endpoint is inactive; as [`Webhooks::get`].
+    pub async fn redeliver(
+        &self,
+        principal: &Principal,
+        workspace_header: Option<&str>,
+        id: WebhookId,
+        delivery: DeliveryId,
+    ) -> Result<DeliveryView> {
+        let workspace = Self::workspace(principal, workspace_header)?;
+        self.active_endpoint(workspace, id).await?;
+        self.repo.redeliver(id, delivery, self.clock.now()).await?.ok_or_else(|| Error::not_found("delivery"))
+    }
+
+    /// Sends again, as [`Webhooks::redeliver`] does, every FAILED or DEAD delivery (or those of
+    /// the statuses named) of events that occurred in the range; returns how many.
+    ///
+    /// # Errors
+    /// `ValidationFailed` naming the field for a bad range or status, or naming `to` when more
+    /// than [`MAX_BULK_REDELIVERIES`] match; as [`Webhooks::redeliver`].
+    pub async fn redeliver_range(
+        &self,
+        principal: &Principal,
+        workspace_header: Option<&str>,
+        id: WebhookId,
+        input: RedeliveryInput,
+    ) -> Result<u64> {
+        let workspace = Self::workspace(principal, workspace_header)?;
+        let range = redelivery_range(input)?;
+        self.active_endpoint(workspace, id).await?;
+        self.repo.redeliver_range(id, &range, self.clock.now(), MAX_BULK_REDELIVERIES).await?.ok_or_else(|| {
+            let problem = format!("the range holds more than {MAX_BULK_REDELIVERIES} deliveries to send; make it shorter");
+            Error::validation("to", problem)
+        })
     }
 
     /// Forgets events older than [`EVENT_RETENTION`] whose deliveries are all finished.

@@ -1,0 +1,2 @@
+DROP TABLE webhook_redeliveries;
+ALTER TABLE webhook_deliveries DROP COLUMN attempts_before_redelivery;
