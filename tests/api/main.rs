@@ -29,3 +29,5 @@ mod signed_tokens;
 mod studio;
 mod timeouts;
 mod webhooks;
+mod webhooks_redelivery;
+mod webhooks_rotation;

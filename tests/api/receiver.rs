@@ -16,6 +16,9 @@ use tokio::sync::Notify;
 #[derive(Clone, Copy, Debug)]
 pub enum Reply {
     Status(u16),
+    /// Answers 200 when the signature verified with the secret set, 401 otherwise, as a partner's
+    /// server does.
+    Verified,
     /// Answers 200 only after this long.
     Hang(Duration),
     /// Closes the connection without answering.
@@ -54,13 +57,17 @@ pub struct Receiver {
     arrived: Arc<Notify>,
 }
 
-/// Verifies `t=<unix>,v1=<hex>` over `<t>.<body>` as docs/webhooks.md tells partners to.
+/// Verifies `t=<unix>,v1=<hex>[,v1=<hex>…]` over `<t>.<body>` as docs/webhooks.md tells partners
+/// to: any `v1` made with the secret verifies (while a secret is rotated, there are two).
 pub fn verify_signature(secret: &str, header: &str, body: &[u8]) -> bool {
-    let Some((t, v1)) = header.strip_prefix("t=").and_then(|rest| rest.split_once(",v1=")) else { return false };
-    let Some(expected) = decode_hex(v1) else { return false };
+    let Some((t, signatures)) = header.strip_prefix("t=").and_then(|rest| rest.split_once(',')) else { return false };
     let mut signed = format!("{t}.").into_bytes();
     signed.extend_from_slice(body);
-    hmac::verify(&hmac::Key::new(hmac::HMAC_SHA256, secret.as_bytes()), &signed, &expected).is_ok()
+    let key = hmac::Key::new(hmac::HMAC_SHA256, secret.as_bytes());
+    signatures
+        .split(',')
+        .filter_map(|part| part.strip_prefix("v1=").and_then(decode_hex))
+        .any(|expected| hmac::verify(&key, &signed, &expected).is_ok())
 }
 
 fn decode_hex(text: &str) -> Option<Vec<u8>> {
@@ -121,12 +128,12 @@ impl Receiver {
 
     async fn serve(self, mut stream: TcpStream) {
         let Some((headers, body)) = read_request(&mut stream).await else { return };
-        let reply = {
+        let (reply, verified) = {
             let mut state = self.lock();
             let signature = headers.get("x-svc-signature").map_or("", String::as_str);
             let signature_valid = state.secret.as_deref().map(|secret| verify_signature(secret, signature, &body));
             state.received.push(Received { headers, body, signature_valid });
-            state.reply
+            (state.reply, signature_valid == Some(true))
         };
         self.arrived.notify_waiters();
         let status = match reply {
@@ -136,6 +143,8 @@ impl Receiver {
                 200
             }
             Reply::Status(status) => status,
+            Reply::Verified if verified => 200,
+            Reply::Verified => 401,
         };
         let location = if (300..400).contains(&status) { "Location: http://127.0.0.1:9/elsewhere\r\n" } else { "" };
         let answer = format!("HTTP/1.1 {status} Reply\r\n{location}Content-Length: 0\r\nConnection: close\r\n\r\n");

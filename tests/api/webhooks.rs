@@ -19,7 +19,7 @@ use crate::helpers::{TestApp, captured_logs, envelope, spawn_app_with};
 use crate::receiver::{Receiver, Reply};
 
 /// An app whose worker looks for due deliveries every `poll`, sending to loopback with a 1 s timeout.
-async fn webhook_app(poll: Duration) -> TestApp {
+pub(crate) async fn webhook_app(poll: Duration) -> TestApp {
     spawn_app_with(|s| {
         s.webhooks.allow_private = true;
         s.webhooks.timeout = Duration::from_secs(1);
@@ -29,14 +29,14 @@ async fn webhook_app(poll: Duration) -> TestApp {
 }
 
 /// A campaign partner and a key of the same business that manages its webhooks.
-async fn webhook_partner(app: &TestApp) -> (CampaignPartner, TestKey) {
+pub(crate) async fn webhook_partner(app: &TestApp) -> (CampaignPartner, TestKey) {
     let partner = app.campaign_partner().await;
     let key = app.create_key_with(Some(partner.business), &["channel:webhooks"], &[partner.workspace], None).await;
     (partner, key)
 }
 
 /// Registers `url` and returns the endpoint and its secret.
-async fn subscribed(app: &TestApp, key: &str, url: &str, event_types: &[&str]) -> (Value, String) {
+pub(crate) async fn subscribed(app: &TestApp, key: &str, url: &str, event_types: &[&str]) -> (Value, String) {
     let response = app.create_webhook(key, &json!({"url": url, "eventTypes": event_types})).await;
     assert_eq!(response.status(), 201);
     assert_eq!(response.headers().get("cache-control").and_then(|v| v.to_str().ok()), Some("no-store"));
@@ -45,11 +45,11 @@ async fn subscribed(app: &TestApp, key: &str, url: &str, event_types: &[&str]) -
     (body["subscription"].clone(), secret)
 }
 
-fn id(body: &Value) -> &str {
+pub(crate) fn id(body: &Value) -> &str {
     body["id"].as_str().expect("id")
 }
 
-async fn deliveries(app: &TestApp, key: &str, hook: &str) -> Vec<Value> {
+pub(crate) async fn deliveries(app: &TestApp, key: &str, hook: &str) -> Vec<Value> {
     let response = app.list_deliveries(key, hook, &[]).await;
     assert_eq!(response.status(), 200);
     let page: Value = response.json().await.expect("json");
@@ -57,7 +57,7 @@ async fn deliveries(app: &TestApp, key: &str, hook: &str) -> Vec<Value> {
 }
 
 /// Waits until the endpoint's newest delivery satisfies `done` (the worker runs in the background).
-async fn wait_for_delivery(app: &TestApp, key: &str, hook: &str, done: impl Fn(&Value) -> bool) -> Value {
+pub(crate) async fn wait_for_delivery(app: &TestApp, key: &str, hook: &str, done: impl Fn(&Value) -> bool) -> Value {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     loop {
         if let Some(delivery) = deliveries(app, key, hook).await.into_iter().next().filter(|d| done(d)) {
@@ -68,7 +68,7 @@ async fn wait_for_delivery(app: &TestApp, key: &str, hook: &str, done: impl Fn(&
     }
 }
 
-fn at(text: &Value) -> OffsetDateTime {
+pub(crate) fn at(text: &Value) -> OffsetDateTime {
     OffsetDateTime::parse(text.as_str().expect("a time"), &Rfc3339).expect("RFC 3339")
 }
 
@@ -483,7 +483,7 @@ async fn routes_answer_every_status_of_the_contract() {
 }
 
 /// The transport and dispatcher of the app's settings over its database, as another replica runs them.
-fn replica(app: &TestApp) -> (impl pulse_domain::webhooks::ports::WebhookTransport, ServerDispatcher) {
+pub(crate) fn replica(app: &TestApp) -> (impl pulse_domain::webhooks::ports::WebhookTransport, ServerDispatcher) {
     dispatcher_from(
         &app.settings,
         store_from(&app.settings).expect("store"),

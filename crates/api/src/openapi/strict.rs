@@ -11,7 +11,7 @@ use pulse_domain::results::models::{
     MAX_ATTRIBUTE_NAME_CHARS, MAX_FILTER_ATTRIBUTES, MAX_FILTER_TAGS, MAX_FILTER_VALUE_CHARS,
 };
 use pulse_domain::sessions::models::MAX_INSTALL_ID_CHARS;
-use pulse_domain::webhooks::models::EventType;
+use pulse_domain::webhooks::models::{DeliveryStatus, EventType};
 use serde_json::Value;
 use utoipa::Modify;
 use utoipa::openapi::path::{Operation, ParameterIn};
@@ -129,6 +129,14 @@ impl Modify for StrictRequests {
                     .description(Some("Event types to receive; empty, null or omitted: all of them"));
                 object.properties.insert("eventTypes".to_owned(), subscribable.into());
             }
+        }
+        if let Some(RefOr::T(Schema::Object(object))) = schemas.get_mut("RedeliverRangeRequest") {
+            let redeliverable = [DeliveryStatus::Failed, DeliveryStatus::Dead].map(DeliveryStatus::as_str);
+            let statuses = ArrayBuilder::new()
+                .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
+                .items(string().enum_values(Some(redeliverable)))
+                .description(Some("`FAILED`, `DEAD` or both; empty, null or omitted: both"));
+            object.properties.insert("statuses".to_owned(), statuses.into());
         }
         // Free text without control characters (`checked_text` and `bounded_text` in the domain).
         let single_line = format!("^[^{CONTROL}]*$");

@@ -2,7 +2,9 @@
 //! domain.
 
 use pulse_domain::shared::paging::Page;
-use pulse_domain::webhooks::models::{AttemptView, DeliveryView, Subscription, SubscriptionInput, SubscriptionPatch};
+use pulse_domain::webhooks::models::{
+    AttemptView, DeliveryView, RedeliveryInput, RedeliveryView, Subscription, SubscriptionInput, SubscriptionPatch,
+};
 use serde::{Deserialize, Deserializer, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -51,6 +53,29 @@ pub struct CreatedSubscriptionBody {
     pub subscription: SubscriptionBody,
     /// `whsec_…`: the HMAC-SHA256 key is the UTF-8 bytes of this whole string. Shown once.
     pub secret: String,
+}
+
+/// The optional body of `rotate-secret`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RotateSecretRequest {
+    /// Seconds the replaced secret goes on signing deliveries next to the new one, from 0 (it
+    /// stops at once) to 604800 (7 days); default 86400.
+    #[schema(minimum = 0, maximum = 604800, default = 86400)]
+    #[serde(default)]
+    pub grace_seconds: Option<i64>,
+}
+
+/// The 200 answer of `rotate-secret`: the only time the new secret is shown.
+// No `Debug`: the body holds the secret.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RotatedSecretBody {
+    /// The new `whsec_…` secret, in the format of create's. Shown once.
+    pub secret: String,
+    /// Until when deliveries are signed with the replaced secret too; null when `graceSeconds` was 0.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub previous_secret_expires_at: Option<OffsetDateTime>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -140,6 +165,22 @@ impl From<AttemptView> for AttemptBody {
     }
 }
 
+/// A partner's request to send the delivery again. Never says who asked.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RedeliveryBody {
+    #[serde(with = "time::serde::rfc3339")]
+    pub requested_at: OffsetDateTime,
+    /// Attempts made before it; the attempts after it count towards a fresh limit.
+    pub attempts_before: u32,
+}
+
+impl From<RedeliveryView> for RedeliveryBody {
+    fn from(r: RedeliveryView) -> Self {
+        Self { requested_at: r.requested_at, attempts_before: r.attempts_before }
+    }
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryBody {
@@ -161,6 +202,8 @@ pub struct DeliveryBody {
     pub delivered_at: Option<OffsetDateTime>,
     /// Every attempt, oldest first.
     pub history: Vec<AttemptBody>,
+    /// Every redelivery of a DEAD or DELIVERED delivery, oldest first.
+    pub redeliveries: Vec<RedeliveryBody>,
 }
 
 impl From<DeliveryView> for DeliveryBody {
@@ -177,6 +220,7 @@ impl From<DeliveryView> for DeliveryBody {
             occurred_at: d.occurred_at,
             delivered_at: d.delivered_at,
             history: d.history.into_iter().map(AttemptBody::from).collect(),
+            redeliveries: d.redeliveries.into_iter().map(RedeliveryBody::from).collect(),
         }
     }
 }
@@ -194,4 +238,33 @@ impl From<Page<DeliveryView>> for DeliveryPage {
     fn from(page: Page<DeliveryView>) -> Self {
         Self { items: page.items.into_iter().map(DeliveryBody::from).collect(), next_cursor: page.next_cursor }
     }
+}
+
+/// The body of a bulk redelivery.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RedeliverRangeRequest {
+    /// Deliveries of events that occurred at or after this time.
+    #[schema(value_type = String, format = DateTime)]
+    pub from: String,
+    /// …and before this one: later than `from`, at most 31 days after it.
+    #[schema(value_type = String, format = DateTime)]
+    pub to: String,
+    /// `FAILED`, `DEAD` or both; empty, null or omitted: both.
+    #[serde(default)]
+    pub statuses: Option<Vec<String>>,
+}
+
+impl From<RedeliverRangeRequest> for RedeliveryInput {
+    fn from(r: RedeliverRangeRequest) -> Self {
+        Self { from: Some(r.from), to: Some(r.to), statuses: r.statuses }
+    }
+}
+
+/// The 202 answer of a bulk redelivery.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RedeliveredBody {
+    /// Deliveries queued to be sent again.
+    pub queued: u64,
 }

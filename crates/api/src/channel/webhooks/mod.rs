@@ -1,4 +1,5 @@
-//! The webhook routes (scope `channel:webhooks`): endpoints, `simulate` and the delivery trail.
+//! The webhook routes (scope `channel:webhooks`): endpoints, secret rotation, `simulate`, the
+//! delivery trail and redelivery.
 //! They ignore `Idempotency-Key`: a repeated create makes a second endpoint with its own secret.
 
 pub mod create;
@@ -7,6 +8,9 @@ pub mod deliveries;
 pub mod get;
 pub mod json;
 pub mod list;
+pub mod redeliver;
+pub mod redeliver_range;
+pub mod rotate_secret;
 pub mod simulate;
 pub mod update;
 
@@ -30,8 +34,14 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
             .route(web::patch().to(update::update::<P>))
             .route(web::delete().to(delete::delete::<P>)),
     )
+    .service(web::resource("/webhooks/{id}/rotate-secret").route(web::post().to(rotate_secret::rotate_secret::<P>)))
     .service(web::resource("/webhooks/{id}/simulate").route(web::post().to(simulate::simulate::<P>)))
-    .service(web::resource("/webhooks/{id}/deliveries").route(web::get().to(deliveries::deliveries::<P>)));
+    .service(web::resource("/webhooks/{id}/deliveries").route(web::get().to(deliveries::deliveries::<P>)))
+    .service(
+        web::resource("/webhooks/{id}/deliveries/{deliveryId}/redeliver")
+            .route(web::post().to(redeliver::redeliver::<P>)),
+    )
+    .service(web::resource("/webhooks/{id}/redeliver").route(web::post().to(redeliver_range::redeliver_range::<P>)));
 }
 
 fn webhook_id(text: &str) -> Result<WebhookId, ApiError> {
@@ -39,5 +49,14 @@ fn webhook_id(text: &str) -> Result<WebhookId, ApiError> {
 }
 
 async fn admitted<P: Platform>(state: &AppState<P>, req: &HttpRequest) -> Result<Admitted, ApiError> {
-    admit(state, req, &[Scope::WEBHOOKS], QuotaFamily::Webhook).await
+    admitted_in(state, req, QuotaFamily::Webhook).await
+}
+
+/// As [`admitted`], counted in `family`: redeliveries have quotas of their own.
+async fn admitted_in<P: Platform>(
+    state: &AppState<P>,
+    req: &HttpRequest,
+    family: QuotaFamily,
+) -> Result<Admitted, ApiError> {
+    admit(state, req, &[Scope::WEBHOOKS], family).await
 }
