@@ -172,7 +172,10 @@ async fn redeliveries_count_against_their_own_hourly_quotas() {
     let limit = first.headers().get("ratelimit-limit").and_then(|v| v.to_str().ok()).map(str::to_owned);
     assert_eq!(limit.as_deref(), Some("1"));
     assert_eq!(app.redeliver_range(&hooks.key, id(&hook), &range).await.status(), 202);
-    for refused in [app.redeliver(&hooks.key, id(&hook), id(&queued)).await, app.redeliver_range(&hooks.key, id(&hook), &range).await] {
+    for refused in [
+        app.redeliver(&hooks.key, id(&hook), id(&queued)).await,
+        app.redeliver_range(&hooks.key, id(&hook), &range).await,
+    ] {
         assert!(refused.headers().get("retry-after").is_some());
         let (status, code, description) = envelope(refused).await;
         assert_eq!((status, code.as_str()), (429, "RATE_LIMITED"));

@@ -98,7 +98,8 @@ async fn rotation_is_refused_for_a_bad_grace_and_for_another_workspaces_endpoint
         json!({"graceSeconds": 1.5}),
         json!({"grace": 60}),
     ] {
-        let (status, code, description) = envelope(app.rotate_webhook_secret(&hooks.key, id(&hook), Some(&body)).await).await;
+        let (status, code, description) =
+            envelope(app.rotate_webhook_secret(&hooks.key, id(&hook), Some(&body)).await).await;
         assert_eq!((status, code.as_str()), (400, "VALIDATION_FAILED"), "{body}");
         assert!(description.contains("grace"), "{body}: {description}");
         assert!(!description.contains("604801") && !description.contains("1.5"), "never the value sent: {description}");
@@ -107,11 +108,9 @@ async fn rotation_is_refused_for_a_bad_grace_and_for_another_workspaces_endpoint
     assert_eq!(response.status(), 200, "seven days at most");
 
     let (_, other) = webhook_partner(&app).await;
-    for (key, endpoint) in [
-        (&other.key, id(&hook)),
-        (&hooks.key, "5f0c9a4e-0000-4000-8000-000000000000"),
-        (&hooks.key, "not-a-uuid"),
-    ] {
+    for (key, endpoint) in
+        [(&other.key, id(&hook)), (&hooks.key, "5f0c9a4e-0000-4000-8000-000000000000"), (&hooks.key, "not-a-uuid")]
+    {
         let (status, code, _) = envelope(app.rotate_webhook_secret(key, endpoint, None).await).await;
         assert_eq!((status, code.as_str()), (404, "NOT_FOUND"), "{endpoint}");
     }

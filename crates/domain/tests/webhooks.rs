@@ -188,7 +188,8 @@ fn finished_events_are_forgotten_after_thirty_days_and_open_ones_kept() {
 fn signed_with<'a>(w: &World, candidates: &[&'a str]) -> Vec<&'a str> {
     let sent = w.transport.sent();
     let request = sent.last().expect("a request was sent");
-    let header = request.headers.iter().find(|(n, _)| *n == "x-svc-signature").map(|(_, v)| v.as_str()).expect("signed");
+    let header =
+        request.headers.iter().find(|(n, _)| *n == "x-svc-signature").map(|(_, v)| v.as_str()).expect("signed");
     let mut parts = header.split(',');
     let t = parts.next().and_then(|t| t.strip_prefix("t=")).expect("t= first");
     assert_eq!(t, w.clock.now().unix_timestamp().to_string());
@@ -284,7 +285,10 @@ fn a_redelivered_dead_delivery_keeps_its_ids_and_gets_a_fresh_schedule() {
 
     let redeliver = |delivery| block_on(w.webhooks.redeliver(&p.principal, None, subscription.id, delivery));
     let requeued = redeliver(queued.id).expect("redelivered");
-    assert_eq!((requeued.status, requeued.next_attempt_at, requeued.attempts), (DeliveryStatus::Pending, Some(w.clock.now()), 5));
+    assert_eq!(
+        (requeued.status, requeued.next_attempt_at, requeued.attempts),
+        (DeliveryStatus::Pending, Some(w.clock.now()), 5)
+    );
     let first = RedeliveryView { requested_at: w.clock.now(), attempts_before: 5 };
     assert_eq!(requeued.redeliveries, [first]);
     assert_eq!(redeliver(queued.id).expect("again").redeliveries, [first], "a waiting delivery is only made due");

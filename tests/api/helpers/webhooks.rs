@@ -50,7 +50,8 @@ impl TestApp {
 
     /// `POST …/rotate-secret`, with `body` as JSON, or with no body at all when `None`.
     pub async fn rotate_webhook_secret(&self, key: &str, id: &str, body: Option<&Value>) -> reqwest::Response {
-        let request = self.client.post(self.url(&format!("/api/v1/channel/webhooks/{id}/rotate-secret"))).bearer_auth(key);
+        let request =
+            self.client.post(self.url(&format!("/api/v1/channel/webhooks/{id}/rotate-secret"))).bearer_auth(key);
         let request = match body {
             Some(body) => request.json(body),
             None => request,

@@ -207,10 +207,7 @@ pub async fn deliveries_of_every_event_type_and_aggregate_are_claimed_as_written
 /// The sealed secrets a claim at `now` hands over for the endpoint's one due delivery: the current
 /// one and the previous one, if it has not expired. The delivery is recorded right away, so the
 /// next claim finds the next one.
-async fn claimed_secrets<S: Store>(
-    w: &World<S>,
-    now: time::OffsetDateTime,
-) -> (Vec<u8>, Option<PreviousSecret>) {
+async fn claimed_secrets<S: Store>(w: &World<S>, now: time::OffsetDateTime) -> (Vec<u8>, Option<PreviousSecret>) {
     let claim = Claim { token: Uuid::new_v4(), now, lease_until: now + Duration::MINUTE, limit: 1 };
     let mut claimed = w.store.claim_deliveries(&claim).await.expect("claimed");
     let delivery = claimed.pop().expect("a due delivery");
@@ -233,12 +230,19 @@ pub async fn a_rotated_secret_is_claimed_with_its_deliveries_until_it_expires<S:
         at: now,
     };
     let expires_at = now + Duration::HOUR;
-    assert!(w.store.rotate_secret(partner.workspace, id, &rotation(b"second", Some(Duration::HOUR))).await.expect("rotated"));
+    assert!(
+        w.store
+            .rotate_secret(partner.workspace, id, &rotation(b"second", Some(Duration::HOUR)))
+            .await
+            .expect("rotated")
+    );
     let (current, previous) = claimed_secrets(&w, now).await;
     assert_eq!((current.as_slice(), previous), (&b"second"[..], Some(PreviousSecret { sealed: first, expires_at })));
 
     // Rotating again keeps only the secret it replaces.
-    assert!(w.store.rotate_secret(partner.workspace, id, &rotation(b"third", Some(Duration::HOUR))).await.expect("rotated"));
+    assert!(
+        w.store.rotate_secret(partner.workspace, id, &rotation(b"third", Some(Duration::HOUR))).await.expect("rotated")
+    );
     let just_before = expires_at - Duration::SECOND;
     let (current, previous) = claimed_secrets(&w, just_before).await;
     assert_eq!(current, b"third");
@@ -252,7 +256,12 @@ pub async fn a_rotated_secret_is_claimed_with_its_deliveries_until_it_expires<S:
 
     let stranger = w.partner("Other").await;
     assert!(!w.store.rotate_secret(stranger.workspace, id, &rotation(b"theirs", None)).await.expect("answered"));
-    assert!(!w.store.rotate_secret(partner.workspace, WebhookId::new_random(), &rotation(b"x", None)).await.expect("answered"));
+    assert!(
+        !w.store
+            .rotate_secret(partner.workspace, WebhookId::new_random(), &rotation(b"x", None))
+            .await
+            .expect("answered")
+    );
 }
 
 /// Claims every due delivery at `now` and records each with the status `statuses` gives it in
@@ -268,7 +277,9 @@ async fn settle<S: Store>(
     assert_eq!(claimed.len(), statuses.len());
     for (delivery, status) in claimed.iter().zip(statuses) {
         if let Some(status) = status {
-            assert!(w.store.record_attempt(&outcome(delivery, delivery.claim_token, *status, now)).await.expect("recorded"));
+            assert!(
+                w.store.record_attempt(&outcome(delivery, delivery.claim_token, *status, now)).await.expect("recorded")
+            );
         }
     }
     claimed
@@ -340,7 +351,11 @@ pub async fn a_bulk_redelivery_takes_exactly_the_statuses_of_its_range_or_nothin
     let now = start + Duration::hours(5);
     let statuses = [Some(Dead), Some(Failed), Some(Delivered), Some(Dead), Some(Dead), Some(Dead)];
     let settled = settle(&w, now, &statuses).await;
-    let range = RedeliveryRange { from: start + Duration::hours(1), to: start + Duration::hours(4), statuses: vec![Failed, Dead] };
+    let range = RedeliveryRange {
+        from: start + Duration::hours(1),
+        to: start + Duration::hours(4),
+        statuses: vec![Failed, Dead],
+    };
     let status_of = |trail: &[DeliveryView], n: usize| trail.iter().find(|d| d.id == settled[n].id).map(|d| d.status);
 
     assert_eq!(w.store.redeliver_range(id, &range, now, 1).await.expect("answered"), None, "two match: above the cap");

@@ -29,7 +29,12 @@ impl State {
             redeliveries: vec![],
             position: self.last_position,
         };
-        self.deliveries.push(DeliveryRow { view: view.clone(), subscription, claim: None, attempts_before_redelivery: 0 });
+        self.deliveries.push(DeliveryRow {
+            view: view.clone(),
+            subscription,
+            claim: None,
+            attempts_before_redelivery: 0,
+        });
         view
     }
 
@@ -224,7 +229,9 @@ impl WebhookRepository for MemoryStore {
         let mut matching: Vec<&mut DeliveryRow> = deliveries
             .iter_mut()
             .filter(|d| d.subscription == subscription && range.statuses.contains(&d.view.status))
-            .filter(|d| events.get(&d.view.event_id).is_some_and(|e| range.from <= e.occurred_at && e.occurred_at < range.to))
+            .filter(|d| {
+                events.get(&d.view.event_id).is_some_and(|e| range.from <= e.occurred_at && e.occurred_at < range.to)
+            })
             .collect();
         if matching.len() > usize::try_from(max).unwrap_or(usize::MAX) {
             return Ok(None);

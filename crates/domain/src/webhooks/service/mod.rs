@@ -12,9 +12,9 @@ use crate::shared::paging::{Cursors, Page, PageKey};
 use crate::tenancy::models::{Principal, Scope};
 use crate::webhooks::models::{
     DEFAULT_ROTATION_GRACE, DeliveryView, EVENT_RETENTION, EventType, MAX_BULK_REDELIVERIES, MAX_ROTATION_GRACE,
-    MAX_SUBSCRIPTIONS, NewEvent, NewSubscription, RedeliveryInput, SECRET_PREFIX, SECRET_RANDOM_CHARS,
-    SecretRotation, Subscription, SubscriptionChanges, SubscriptionInput, SubscriptionPatch, WebhookUrl,
-    description, event_types, redelivery_range, secret_seal_context,
+    MAX_SUBSCRIPTIONS, NewEvent, NewSubscription, RedeliveryInput, SECRET_PREFIX, SECRET_RANDOM_CHARS, SecretRotation,
+    Subscription, SubscriptionChanges, SubscriptionInput, SubscriptionPatch, WebhookUrl, description, event_types,
+    redelivery_range, secret_seal_context,
 };
 use crate::webhooks::ports::{WebhookRepository, WebhookTransport};
 use secrecy::SecretString;
@@ -266,7 +266,8 @@ where
         let range = redelivery_range(input)?;
         self.active_endpoint(workspace, id).await?;
         self.repo.redeliver_range(id, &range, self.clock.now(), MAX_BULK_REDELIVERIES).await?.ok_or_else(|| {
-            let problem = format!("the range holds more than {MAX_BULK_REDELIVERIES} deliveries to send; make it shorter");
+            let problem =
+                format!("the range holds more than {MAX_BULK_REDELIVERIES} deliveries to send; make it shorter");
             Error::validation("to", problem)
         })
     }
