@@ -60,6 +60,11 @@ async fn a_receiver_holding_either_secret_accepts_deliveries_until_the_grace_end
     assert_eq!(response.status(), 200);
     let by_default: Value = response.json().await.expect("json");
     assert_eq!(at(&by_default["previousSecretExpiresAt"]), app.now() + time::Duration::days(1));
+    // A JSON `null` body is no body too (the document's request body is optional and nullable).
+    let response = app.rotate_webhook_secret(&hooks.key, id(&hook), Some(&Value::Null)).await;
+    assert_eq!(response.status(), 200);
+    let null_body: Value = response.json().await.expect("json");
+    assert_eq!(at(&null_body["previousSecretExpiresAt"]), app.now() + time::Duration::days(1));
     let response = app.rotate_webhook_secret(&hooks.key, id(&hook), Some(&json!({"graceSeconds": 0}))).await;
     let at_once: Value = response.json().await.expect("json");
     assert_eq!(at_once["previousSecretExpiresAt"], Value::Null);

@@ -28,6 +28,9 @@ EXEMPT_REFUSALS = [
     # Results filters: one attribute name given two values cannot hold at once (the same pair
     # twice counts once); as above, nothing compares a part of one item with the others.
     ("VALIDATION_FAILED", re.compile(r"`attribute`: names an attribute already given another value")),
+    # A redelivery range runs forward and spans at most 31 days: JSON Schema compares a value with
+    # constants only.
+    ("VALIDATION_FAILED", re.compile(r"`to`: must be (later than `from`|at most 31 days after `from`)")),
     # A brief's languages are distinct as tags (`en-gb` repeats `en-GB`): uniqueItems compares
     # the strings as sent.
     ("VALIDATION_FAILED", re.compile(r"`brief\.constraints\.languages\[[0-9]+\]`: repeats a language")),

@@ -20,7 +20,7 @@ use crate::state::{AppState, Platform};
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EraseRespondentRequest {
     /// The `externalRef` the respondent was attached with.
-    #[schema(min_length = 1, max_length = 200)]
+    #[schema(min_length = 1, max_length = 200, pattern = r"^[^\x00-\x1F\x7F-\x9F]*$")]
     pub external_ref: String,
 }
 

@@ -19,7 +19,7 @@ use crate::state::{AppState, Platform};
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EraseUserRequest {
     /// The `user.externalId` the apps registered the person with.
-    #[schema(min_length = 1, max_length = 128)]
+    #[schema(min_length = 1, max_length = 128, pattern = r"^(?!\s)(?!.*\s$)[^\x00-\x1F\x7F-\x9F]*$")]
     pub external_id: String,
 }
 

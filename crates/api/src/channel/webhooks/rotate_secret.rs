@@ -38,12 +38,10 @@ pub async fn rotate_secret<P: Platform>(
 ) -> Result<HttpResponse, ApiError> {
     let Admitted { principal, rate, .. } = admitted(&state, &req).await?;
     let id = webhook_id(&path)?;
-    // The body is optional: no body at all takes the default grace.
-    let request: RotateSecretRequest = if body.iter().all(u8::is_ascii_whitespace) {
-        RotateSecretRequest::default()
-    } else {
-        parse_json(&req, &body)?
-    };
+    // The body is optional: no body at all, or JSON `null`, takes the default grace.
+    let given = body.trim_ascii();
+    let request: RotateSecretRequest =
+        if given.is_empty() || given == b"null" { RotateSecretRequest::default() } else { parse_json(&req, &body)? };
     let (secret, previous_secret_expires_at) =
         state.webhooks.rotate_secret(&principal, workspace_header(&req), id, request.grace_seconds).await?;
     let body = RotatedSecretBody { secret: secret.expose_secret().to_owned(), previous_secret_expires_at };
