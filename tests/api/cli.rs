@@ -311,8 +311,14 @@ async fn a_stop_signal_turns_readiness_off_before_the_server_drains() {
     }
     let pid = serve.id().to_string();
     assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().expect("kill").success());
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    let (status, code, description) = envelope(ready().await.expect("still serving")).await;
+    // The signal reaches the process in its own time: wait for readiness to turn, within the grace.
+    let mut answer = ready().await.expect("still serving");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while answer.status() == 200 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        answer = ready().await.expect("still serving");
+    }
+    let (status, code, description) = envelope(answer).await;
     assert_eq!((status, code.as_str()), (503, "UNAVAILABLE"));
     assert!(description.contains("shutting down"), "{description}");
     let live = app.client.get(format!("{base}/healthz")).send().await.expect("still serving during the grace");
