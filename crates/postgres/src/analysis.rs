@@ -972,24 +972,111 @@ async fn replace_tally(
     Ok(())
 }
 
-/// The sessions of campaign `$1` a filter selects: `$2` platform (ASCII lower case), `$3` app
-/// version, `$4` tags, `$5` attributes; the app device's labels stand in for missing launch ones.
-macro_rules! filtered_sessions {
+/// Whether result session `r` is in the group of a filter: `$2` platform (ASCII lower case), `$3`
+/// app version, `$4` tags, `$5` attributes (names to the texts compared). Without a launch label,
+/// a session's platform and app version are its device's as they are now.
+macro_rules! selected {
     () => {
-        "SELECT r.session_id, r.accepted, r.metrics, r.questions, r.vals, r.ns FROM result_sessions r
-         WHERE r.campaign_id = $1
-           AND ($2::text IS NULL OR COALESCE(r.platform,
-                (SELECT d.platform FROM app_devices d WHERE d.id = r.device_id)) = $2)
-           AND ($3::text IS NULL OR COALESCE(r.app_version,
-                (SELECT d.app_version FROM app_devices d WHERE d.id = r.device_id)) = $3)
-           AND r.tags @> $4::text[] AND r.attributes @> $5::jsonb"
+        "($2::text IS NULL OR COALESCE(r.platform,
+              (SELECT d.platform FROM app_devices d WHERE d.id = r.device_id)) = $2)
+         AND ($3::text IS NULL OR COALESCE(r.app_version,
+              (SELECT d.app_version FROM app_devices d WHERE d.id = r.device_id)) = $3)
+         AND r.tags @> $4::text[] AND r.attributes @> $5::jsonb"
     };
 }
 
-fn filter_binds(filter: &ResultsFilter) -> (Option<String>, Option<String>, Vec<String>, Value) {
+/// The sessions of campaign `$1` a filter selects (see [`selected`]).
+macro_rules! filtered_sessions {
+    () => {
+        concat!(
+            "SELECT r.session_id, r.accepted, r.metrics, r.questions, r.vals, r.ns FROM result_sessions r
+             WHERE r.campaign_id = $1 AND ",
+            selected!()
+        )
+    };
+}
+
+/// Whether quote `q`'s session is in the group of a filter (see [`selected`]). A scalar
+/// subquery rather than `EXISTS`, which the planner would turn into a join over the whole group:
+/// this one is checked per quote as the walk in pick order reaches it.
+macro_rules! member {
+    () => {
+        concat!("(SELECT r.accepted AND ", selected!(), " FROM result_sessions r WHERE r.session_id = q.session_id)")
+    };
+}
+
+/// The sessions of campaign `$1` in no slice of dimension `$2` (`platform` or `appVersion`, when
+/// `$4`) because they have no such label, whose device's value now is `$3`.
+macro_rules! device_labelled {
+    () => {
+        "$4 AND r.campaign_id = $1 AND r.device_id IS NOT NULL AND (r.platform IS NULL OR r.app_version IS NULL)
+         AND CASE WHEN $2 = 'platform'
+             THEN r.platform IS NULL AND (SELECT d.platform FROM app_devices d WHERE d.id = r.device_id) = $3
+             ELSE r.app_version IS NULL AND (SELECT d.app_version FROM app_devices d WHERE d.id = r.device_id) = $3
+             END"
+    };
+}
+
+/// A filter's values as bound to [`selected`].
+struct FilterBinds {
+    platform: Option<String>,
+    version: Option<String>,
+    tags: Vec<String>,
+    attributes: Value,
+}
+
+fn filter_binds(filter: &ResultsFilter) -> FilterBinds {
     let attributes: serde_json::Map<String, Value> =
         filter.attributes.iter().map(|(name, value)| (name.clone(), Value::String(value.clone()))).collect();
-    (filter.platform_folded(), filter.app_version.clone(), filter.tags.clone(), Value::Object(attributes))
+    FilterBinds {
+        platform: filter.platform_folded(),
+        version: filter.app_version.clone(),
+        tags: filter.tags.clone(),
+        attributes: Value::Object(attributes),
+    }
+}
+
+/// The slice (migration `000017_result_slices`) that holds a filter's group when it has a single
+/// condition.
+struct Slice {
+    dimension: String,
+    value: String,
+    /// Whether sessions without this label, counted by their device's, may match too.
+    device_labelled: bool,
+}
+
+impl Slice {
+    fn of(filter: &ResultsFilter) -> Option<Self> {
+        let conditions = usize::from(filter.platform.is_some())
+            + usize::from(filter.app_version.is_some())
+            + filter.tags.len()
+            + filter.attributes.len();
+        if conditions != 1 {
+            return None;
+        }
+        let slice = |dimension: String, value: &str, device_labelled: bool| Slice {
+            dimension,
+            value: value.to_owned(),
+            device_labelled,
+        };
+        if let Some(platform) = filter.platform_folded() {
+            return Some(slice("platform".into(), &platform, true));
+        }
+        if let Some(version) = &filter.app_version {
+            return Some(slice("appVersion".into(), version, true));
+        }
+        if let Some(tag) = filter.tags.as_slice().first() {
+            return Some(slice("tag".into(), tag, false));
+        }
+        filter.attributes.iter().next().map(|(name, value)| slice(format!("attribute:{name}"), value, false))
+    }
+}
+
+/// Whether a group's quote candidates are cheaper found by walking the campaign's quotes in pick
+/// order (about `QUOTE_CANDIDATES` x campaign / group rows read per order) than by ranking every
+/// quote of the group (linear in the group): when the group's square outgrows 32 x the campaign.
+fn walk_quote_orders(group_accepted: u64, campaign_accepted: u64) -> bool {
+    group_accepted.saturating_mul(group_accepted) >= campaign_accepted.saturating_mul(32)
 }
 
 fn themes_of(rows: Vec<ThemeRow>) -> Vec<ThemeTotal> {
@@ -1111,7 +1198,9 @@ impl PgStore {
         Ok(tally)
     }
 
-    /// The sums of the sessions `filter` selects, read from their tallies in a few grouped queries.
+    /// The sums of the sessions `filter` selects: from the slice of a single condition's value
+    /// (plus the sessions whose platform or app version is their device's), else grouped from
+    /// every selected session's tally.
     async fn filtered_tally(
         conn: &mut AsyncPgConnection,
         campaign: CampaignId,
@@ -1119,35 +1208,142 @@ impl PgStore {
         text_questions: &[String],
         with_quotes: bool,
     ) -> Result<GroupTally> {
-        let (platform, version, tags, attributes) = filter_binds(filter);
-        let counts: Vec<CountRow> = sql_query(concat!(
-            "WITH g AS (",
-            filtered_sessions!(),
-            ")
-             SELECT e.metric, e.question_id, e.value, sum(e.n)::bigint AS n
-             FROM g, unnest(g.metrics, g.questions, g.vals, g.ns) AS e(metric, question_id, value, n)
-             GROUP BY e.metric, e.question_id, e.value
-             UNION ALL
-             SELECT 'campaign:' || c.metric, '', 0, c.n FROM result_counts c
-             WHERE c.campaign_id = $1 AND c.metric = ANY($6::text[]) AND c.question_id = '' AND c.value = 0"
-        ))
+        let binds = filter_binds(filter);
+        let (counts, themes) = match Slice::of(filter) {
+            Some(slice) => {
+                (Self::slice_counts(conn, campaign, &slice).await?, Self::slice_themes(conn, campaign, &slice).await?)
+            }
+            None => {
+                (Self::group_counts(conn, campaign, &binds).await?, Self::group_themes(conn, campaign, &binds).await?)
+            }
+        };
+        let whole: Vec<CountRow> = sql_query(
+            "SELECT metric, question_id, value, n FROM result_counts
+             WHERE campaign_id = $1 AND metric = ANY($2::text[]) AND question_id = '' AND value = 0",
+        )
         .bind::<SqlUuid, _>(campaign.0)
-        .bind::<Nullable<Text>, _>(&platform)
-        .bind::<Nullable<Text>, _>(&version)
-        .bind::<Array<Text>, _>(&tags)
-        .bind::<Jsonb, _>(&attributes)
         .bind::<Array<Text>, _>(vec![Metric::Accepted.code(), Metric::Analyzed.code()])
         .cached()
         .load(conn)
         .await
         .map_err(from_diesel)?;
-        let (campaign_counts, counts): (Vec<CountRow>, Vec<CountRow>) =
-            counts.into_iter().partition(|c| c.metric.starts_with("campaign:"));
-        let campaign_count = |metric: Metric| {
-            let code = format!("campaign:{}", metric.code());
-            campaign_counts.iter().filter(|c| c.metric == code).map(|c| count_of(c.n)).sum()
+        let whole = |metric: Metric| {
+            let code = metric.code();
+            whole.iter().filter(|c| c.metric == code).map(|c| count_of(c.n)).sum::<u64>()
         };
-        let themes: Vec<ThemeRow> = sql_query(concat!(
+        let mut tally = GroupTally {
+            counts: counts_of(counts)?,
+            all_accepted: whole(Metric::Accepted),
+            all_analyzed: whole(Metric::Analyzed),
+            themes: themes_of(themes),
+            ..GroupTally::default()
+        };
+        if with_quotes && !text_questions.is_empty() {
+            let accepted: u64 =
+                tally.counts.iter().filter(|c| c.metric == Metric::Accepted).map(|c| count_of(c.n)).sum();
+            let quotes = if walk_quote_orders(accepted, tally.all_accepted) {
+                Self::member_quotes(conn, campaign, &binds, text_questions).await?
+            } else {
+                Self::group_quotes(conn, campaign, &binds, text_questions).await?
+            };
+            quotes_of(quotes, &mut tally);
+        }
+        Ok(tally)
+    }
+
+    /// A slice's counters, and those of its device-labelled sessions that match.
+    async fn slice_counts(conn: &mut AsyncPgConnection, campaign: CampaignId, slice: &Slice) -> Result<Vec<CountRow>> {
+        sql_query(concat!(
+            "SELECT metric, question_id, value, sum(n)::bigint AS n FROM (
+               SELECT c.metric, c.question_id, c.value, c.n FROM result_slice_counts c
+               WHERE c.campaign_id = $1 AND c.dimension = $2 AND c.dimension_value = $3
+               UNION ALL
+               SELECT e.metric, e.question_id, e.value, e.n
+               FROM result_sessions r, unnest(r.metrics, r.questions, r.vals, r.ns) AS e(metric, question_id, value, n)
+               WHERE ",
+            device_labelled!(),
+            ") x GROUP BY metric, question_id, value HAVING sum(n) <> 0"
+        ))
+        .bind::<SqlUuid, _>(campaign.0)
+        .bind::<Text, _>(slice.dimension.as_str())
+        .bind::<Text, _>(slice.value.as_str())
+        .bind::<Bool, _>(slice.device_labelled)
+        .cached()
+        .load(conn)
+        .await
+        .map_err(from_diesel)
+    }
+
+    /// A slice's themes, and those of its device-labelled sessions that match.
+    async fn slice_themes(conn: &mut AsyncPgConnection, campaign: CampaignId, slice: &Slice) -> Result<Vec<ThemeRow>> {
+        sql_query(concat!(
+            "WITH d AS (
+               SELECT t.session_id, t.scope, t.key_digest, t.label_digest, t.mentions, t.score_sum, t.scores
+               FROM result_sessions r JOIN result_theme_shares t ON t.session_id = r.session_id
+               WHERE r.accepted AND ",
+            device_labelled!(),
+            "),
+             k AS (SELECT scope, key_digest, sum(sessions)::bigint AS sessions, sum(score_sum)::bigint AS score_sum,
+                          sum(scores)::bigint AS scores
+                   FROM (SELECT scope, key_digest, sessions, score_sum, scores FROM result_slice_themes
+                         WHERE campaign_id = $1 AND dimension = $2 AND dimension_value = $3
+                         UNION ALL
+                         SELECT scope, key_digest, count(DISTINCT session_id), sum(score_sum), sum(scores)
+                         FROM d GROUP BY scope, key_digest) x
+                   GROUP BY scope, key_digest HAVING sum(sessions) >= $5),
+             l AS (SELECT scope, key_digest, label_digest, sum(mentions)::bigint AS mentions
+                   FROM (SELECT scope, key_digest, label_digest, mentions FROM result_slice_theme_labels
+                         WHERE campaign_id = $1 AND dimension = $2 AND dimension_value = $3
+                         UNION ALL
+                         SELECT scope, key_digest, label_digest, mentions FROM d) y
+                   GROUP BY scope, key_digest, label_digest HAVING sum(mentions) > 0)
+             SELECT k.scope, k.key_digest, k.sessions, k.score_sum, k.scores, l.label_digest, l.mentions
+             FROM k JOIN l ON l.scope = k.scope AND l.key_digest = k.key_digest
+             ORDER BY k.scope, k.key_digest"
+        ))
+        .bind::<SqlUuid, _>(campaign.0)
+        .bind::<Text, _>(slice.dimension.as_str())
+        .bind::<Text, _>(slice.value.as_str())
+        .bind::<Bool, _>(slice.device_labelled)
+        .bind::<BigInt, _>(i64::try_from(MIN_THEME_SESSIONS).unwrap_or(i64::MAX))
+        .cached()
+        .load(conn)
+        .await
+        .map_err(from_diesel)
+    }
+
+    /// The counters of every session the filter selects, grouped.
+    async fn group_counts(
+        conn: &mut AsyncPgConnection,
+        campaign: CampaignId,
+        binds: &FilterBinds,
+    ) -> Result<Vec<CountRow>> {
+        sql_query(concat!(
+            "WITH g AS (",
+            filtered_sessions!(),
+            ")
+             SELECT e.metric, e.question_id, e.value, sum(e.n)::bigint AS n
+             FROM g, unnest(g.metrics, g.questions, g.vals, g.ns) AS e(metric, question_id, value, n)
+             GROUP BY e.metric, e.question_id, e.value"
+        ))
+        .bind::<SqlUuid, _>(campaign.0)
+        .bind::<Nullable<Text>, _>(&binds.platform)
+        .bind::<Nullable<Text>, _>(&binds.version)
+        .bind::<Array<Text>, _>(&binds.tags)
+        .bind::<Jsonb, _>(&binds.attributes)
+        .cached()
+        .load(conn)
+        .await
+        .map_err(from_diesel)
+    }
+
+    /// The themes of every session the filter selects, grouped.
+    async fn group_themes(
+        conn: &mut AsyncPgConnection,
+        campaign: CampaignId,
+        binds: &FilterBinds,
+    ) -> Result<Vec<ThemeRow>> {
+        sql_query(concat!(
             "WITH g AS (",
             filtered_sessions!(),
             "),
@@ -1164,55 +1360,107 @@ impl PgStore {
              ORDER BY k.scope, k.key_digest"
         ))
         .bind::<SqlUuid, _>(campaign.0)
-        .bind::<Nullable<Text>, _>(&platform)
-        .bind::<Nullable<Text>, _>(&version)
-        .bind::<Array<Text>, _>(&tags)
-        .bind::<Jsonb, _>(&attributes)
+        .bind::<Nullable<Text>, _>(&binds.platform)
+        .bind::<Nullable<Text>, _>(&binds.version)
+        .bind::<Array<Text>, _>(&binds.tags)
+        .bind::<Jsonb, _>(&binds.attributes)
         .bind::<BigInt, _>(i64::try_from(MIN_THEME_SESSIONS).unwrap_or(i64::MAX))
         .cached()
         .load(conn)
         .await
-        .map_err(from_diesel)?;
-        let mut tally = GroupTally {
-            counts: counts_of(counts)?,
-            all_accepted: campaign_count(Metric::Accepted),
-            all_analyzed: campaign_count(Metric::Analyzed),
-            themes: themes_of(themes),
-            ..GroupTally::default()
-        };
-        if with_quotes && !text_questions.is_empty() {
-            let quotes: Vec<QuoteCandidateRow> = sql_query(concat!(
-                "WITH g AS (",
-                filtered_sessions!(),
-                "),
-                 c AS (SELECT q.question_id, q.session_id, q.score, COALESCE(q.score, 0) AS s, q.len
-                       FROM result_quotes q JOIN g ON g.session_id = q.session_id
-                       WHERE q.campaign_id = $1 AND g.accepted AND q.question_id = ANY($6::text[])),
-                 r AS (SELECT c.*,
-                         rank() OVER (PARTITION BY question_id ORDER BY s DESC, len DESC) AS top,
-                         rank() OVER (PARTITION BY question_id ORDER BY s, len) AS bottom,
-                         rank() OVER (PARTITION BY question_id ORDER BY abs(s), s DESC, len DESC) AS neutral,
-                         rank() OVER (PARTITION BY question_id ORDER BY len DESC, s DESC) AS longest,
-                         bool_or(score IS NOT NULL) OVER (PARTITION BY question_id) AS scored
-                       FROM c)
-                 SELECT r.question_id, r.session_id, r.score, r.scored, q.text_sealed
-                 FROM r JOIN result_quotes q ON q.session_id = r.session_id AND q.question_id = r.question_id
-                 WHERE r.top <= $7 OR r.bottom <= $7 OR r.neutral <= $7 OR r.longest <= $8"
-            ))
-            .bind::<SqlUuid, _>(campaign.0)
-            .bind::<Nullable<Text>, _>(&platform)
-            .bind::<Nullable<Text>, _>(&version)
-            .bind::<Array<Text>, _>(&tags)
-            .bind::<Jsonb, _>(&attributes)
-            .bind::<Array<Text>, _>(text_questions)
-            .bind::<BigInt, _>(limit_of(QUOTE_CANDIDATES))
-            .bind::<BigInt, _>(limit_of(LONGEST_QUOTE_CANDIDATES))
-            .cached()
-            .load(conn)
-            .await
-            .map_err(from_diesel)?;
-            quotes_of(quotes, &mut tally);
-        }
-        Ok(tally)
+        .map_err(from_diesel)
+    }
+
+    /// Quote candidates ranked among every session the filter selects: linear in the group, for
+    /// groups too small for [`Self::member_quotes`].
+    async fn group_quotes(
+        conn: &mut AsyncPgConnection,
+        campaign: CampaignId,
+        binds: &FilterBinds,
+        text_questions: &[String],
+    ) -> Result<Vec<QuoteCandidateRow>> {
+        sql_query(concat!(
+            "WITH g AS (",
+            filtered_sessions!(),
+            "),
+             c AS (SELECT q.question_id, q.session_id, q.score, COALESCE(q.score, 0) AS s, q.len
+                   FROM result_quotes q JOIN g ON g.session_id = q.session_id
+                   WHERE q.campaign_id = $1 AND g.accepted AND q.question_id = ANY($6::text[])),
+             r AS (SELECT c.*,
+                     rank() OVER (PARTITION BY question_id ORDER BY s DESC, len DESC) AS top,
+                     rank() OVER (PARTITION BY question_id ORDER BY s, len) AS bottom,
+                     rank() OVER (PARTITION BY question_id ORDER BY abs(s), s DESC, len DESC) AS neutral,
+                     rank() OVER (PARTITION BY question_id ORDER BY len DESC, s DESC) AS longest,
+                     bool_or(score IS NOT NULL) OVER (PARTITION BY question_id) AS scored
+                   FROM c)
+             SELECT r.question_id, r.session_id, r.score, r.scored, q.text_sealed
+             FROM r JOIN result_quotes q ON q.session_id = r.session_id AND q.question_id = r.question_id
+             WHERE r.top <= $7 OR r.bottom <= $7 OR r.neutral <= $7 OR r.longest <= $8"
+        ))
+        .bind::<SqlUuid, _>(campaign.0)
+        .bind::<Nullable<Text>, _>(&binds.platform)
+        .bind::<Nullable<Text>, _>(&binds.version)
+        .bind::<Array<Text>, _>(&binds.tags)
+        .bind::<Jsonb, _>(&binds.attributes)
+        .bind::<Array<Text>, _>(text_questions)
+        .bind::<BigInt, _>(limit_of(QUOTE_CANDIDATES))
+        .bind::<BigInt, _>(limit_of(LONGEST_QUOTE_CANDIDATES))
+        .cached()
+        .load(conn)
+        .await
+        .map_err(from_diesel)
+    }
+
+    /// Quote candidates found by walking the campaign's quotes in each pick order and keeping the
+    /// group's: a walk reads about as many quotes as the campaign holds per group member.
+    async fn member_quotes(
+        conn: &mut AsyncPgConnection,
+        campaign: CampaignId,
+        binds: &FilterBinds,
+        text_questions: &[String],
+    ) -> Result<Vec<QuoteCandidateRow>> {
+        sql_query(concat!(
+            "WITH qs AS MATERIALIZED (
+               SELECT w.question_id, COALESCE((SELECT true FROM result_quotes q WHERE q.campaign_id = $1
+                   AND q.question_id = w.question_id AND q.score IS NOT NULL AND ",
+            member!(),
+            " LIMIT 1), false) AS scored
+               FROM unnest($6::text[]) AS w(question_id))
+             SELECT x.question_id, x.session_id, x.score, x.text_sealed, qs.scored
+             FROM qs, LATERAL (
+               (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
+                WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
+            member!(),
+            "   ORDER BY COALESCE(q.score, 0) DESC, q.len DESC FETCH FIRST ($7) ROWS WITH TIES)
+               UNION
+               (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
+                WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
+            member!(),
+            "   ORDER BY COALESCE(q.score, 0), q.len FETCH FIRST ($7) ROWS WITH TIES)
+               UNION
+               (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
+                WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
+            member!(),
+            "   ORDER BY abs(COALESCE(q.score, 0)), COALESCE(q.score, 0) DESC, q.len DESC
+                FETCH FIRST ($7) ROWS WITH TIES)
+               UNION
+               (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
+                WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
+            member!(),
+            "   ORDER BY q.len DESC, COALESCE(q.score, 0) DESC FETCH FIRST ($8) ROWS WITH TIES)
+             ) x"
+        ))
+        .bind::<SqlUuid, _>(campaign.0)
+        .bind::<Nullable<Text>, _>(&binds.platform)
+        .bind::<Nullable<Text>, _>(&binds.version)
+        .bind::<Array<Text>, _>(&binds.tags)
+        .bind::<Jsonb, _>(&binds.attributes)
+        .bind::<Array<Text>, _>(text_questions)
+        .bind::<BigInt, _>(limit_of(QUOTE_CANDIDATES))
+        .bind::<BigInt, _>(limit_of(LONGEST_QUOTE_CANDIDATES))
+        .cached()
+        .load(conn)
+        .await
+        .map_err(from_diesel)
     }
 }

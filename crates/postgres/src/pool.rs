@@ -1,8 +1,9 @@
 use std::time::Duration;
 
-use diesel_async::AsyncPgConnection;
+use diesel::ConnectionError;
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
+use diesel_async::{AsyncConnection as _, AsyncPgConnection, SimpleAsyncConnection as _};
 
 use crate::store::PgStore;
 
@@ -44,6 +45,16 @@ fn pool(url: &str, settings: &PoolSettings) -> anyhow::Result<Pool<AsyncPgConnec
     // discarded at checkout, and a query that meets a dead server fails as `Unavailable`.
     let mut config = ManagerConfig::default();
     config.recycling_method = RecyclingMethod::Fast;
+    // No JIT compilation: statements are prepared once with generic plans, whose estimates for
+    // the results reads on large campaigns pass PostgreSQL's JIT threshold, and compiling then
+    // took several times what the query did (docs/performance.md).
+    config.custom_setup = Box::new(|url| {
+        Box::pin(async move {
+            let mut connection = AsyncPgConnection::establish(url).await?;
+            connection.batch_execute("SET jit = off").await.map_err(ConnectionError::CouldntSetupConfiguration)?;
+            Ok(connection)
+        })
+    });
     let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(url, config);
     Ok(Pool::builder(manager)
         .max_size(settings.max_size)

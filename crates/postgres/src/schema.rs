@@ -371,6 +371,43 @@ diesel::table! {
 }
 
 diesel::table! {
+    result_slice_counts (campaign_id, dimension, dimension_value, metric, question_id, value) {
+        campaign_id -> Uuid,
+        dimension -> Text,
+        dimension_value -> Text,
+        metric -> Text,
+        question_id -> Text,
+        value -> Int8,
+        n -> Int8,
+    }
+}
+
+diesel::table! {
+    result_slice_theme_labels (campaign_id, dimension, dimension_value, scope, key_digest, label_digest) {
+        campaign_id -> Uuid,
+        dimension -> Text,
+        dimension_value -> Text,
+        scope -> Text,
+        key_digest -> Bytea,
+        label_digest -> Bytea,
+        mentions -> Int8,
+    }
+}
+
+diesel::table! {
+    result_slice_themes (campaign_id, dimension, dimension_value, scope, key_digest) {
+        campaign_id -> Uuid,
+        dimension -> Text,
+        dimension_value -> Text,
+        scope -> Text,
+        key_digest -> Bytea,
+        sessions -> Int8,
+        score_sum -> Int8,
+        scores -> Int8,
+    }
+}
+
+diesel::table! {
     result_theme_labels (campaign_id, scope, key_digest, label_digest) {
         campaign_id -> Uuid,
         scope -> Text,
@@ -588,6 +625,9 @@ diesel::joinable!(result_quotes -> campaigns (campaign_id));
 diesel::joinable!(result_quotes -> sessions (session_id));
 diesel::joinable!(result_sessions -> campaigns (campaign_id));
 diesel::joinable!(result_sessions -> sessions (session_id));
+diesel::joinable!(result_slice_counts -> campaigns (campaign_id));
+diesel::joinable!(result_slice_theme_labels -> campaigns (campaign_id));
+diesel::joinable!(result_slice_themes -> campaigns (campaign_id));
 diesel::joinable!(result_theme_labels -> campaigns (campaign_id));
 diesel::joinable!(result_theme_shares -> campaigns (campaign_id));
 diesel::joinable!(result_theme_shares -> sessions (session_id));
@@ -640,6 +680,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     result_phrases,
     result_quotes,
     result_sessions,
+    result_slice_counts,
+    result_slice_theme_labels,
+    result_slice_themes,
     result_theme_labels,
     result_theme_shares,
     result_themes,

@@ -6,12 +6,13 @@ use pulse_domain::Result;
 use pulse_domain::analysis::models::{AnalyzerInfo, KeyPhrase};
 use pulse_domain::analysis::ports::Analyzer;
 use pulse_domain::analysis::service::Analysis;
+use pulse_domain::apps::models::RegisterInput;
 use pulse_domain::campaigns::models::LanguageTag;
 use pulse_domain::campaigns::models::{BriefInput, CampaignOverview, LaunchInput, ProvisionInput, QualityInput};
 use pulse_domain::ids::CampaignId;
 use pulse_domain::results::models::ResultsFilter;
 use pulse_domain::results::service::Results;
-use pulse_domain::sessions::models::AnswerInput;
+use pulse_domain::sessions::models::{AnswerInput, StartInput, StartOutcome, StartedSession, Visit};
 use pulse_domain::tenancy::service::KeyRequest;
 use secrecy::ExposeSecret;
 use serde_json::{Value, json};
@@ -112,20 +113,37 @@ pub async fn respond<S: Store>(w: &World<S>, p: &Partner, campaign: &CampaignOve
             device: Some(device.into_iter().collect()),
             attributes: Some(attributes.into_iter().collect()),
         };
-        let link = w.campaigns.mint_link(&p.principal, None, input).await.expect("minted");
-        let (_, rest) = link.url.split_once("?lt=").expect("an lt link");
-        let token = rest.split('&').next().expect("a token");
-        let session = w.start(code, token).await.expect("started");
-        let answers: Vec<AnswerInput> = [("q1", json!(rating)), ("q2", json!(first)), ("q3", json!(second))]
-            .into_iter()
-            .filter(|(_, v): &(&str, Value)| v.as_str().is_none_or(|t| !t.trim().is_empty()))
-            .map(|(q, value)| AnswerInput { question_id: q.into(), value })
-            .collect();
-        let secret = session.token.expose_secret();
-        w.respondents.answer(code, session.id, Some(secret), answers).await.expect("answered");
-        w.clock.advance(Duration::seconds(secs));
-        w.respondents.complete(code, session.id, Some(secret)).await.expect("completed");
+        let token = minted_token(w, p, input).await;
+        let session = w.start(code, &token).await.expect("started");
+        finish(w, code, &session, rating, first, second, secs).await;
     }
+}
+
+async fn minted_token<S: Store>(w: &World<S>, p: &Partner, input: LaunchInput) -> String {
+    let link = w.campaigns.mint_link(&p.principal, None, input).await.expect("minted");
+    let (_, rest) = link.url.split_once("?lt=").expect("an lt link");
+    rest.split('&').next().expect("a token").to_owned()
+}
+
+/// Answers the rating and the two texts (a blank one is skipped) and finishes `secs` later.
+async fn finish<S: Store>(
+    w: &World<S>,
+    code: &str,
+    session: &StartedSession,
+    rating: i64,
+    first: &str,
+    second: &str,
+    secs: i64,
+) {
+    let answers: Vec<AnswerInput> = [("q1", json!(rating)), ("q2", json!(first)), ("q3", json!(second))]
+        .into_iter()
+        .filter(|(_, v): &(&str, Value)| v.as_str().is_none_or(|t| !t.trim().is_empty()))
+        .map(|(q, value)| AnswerInput { question_id: q.into(), value })
+        .collect();
+    let secret = session.token.expose_secret();
+    w.respondents.answer(code, session.id, Some(secret), answers).await.expect("answered");
+    w.clock.advance(Duration::seconds(secs));
+    w.respondents.complete(code, session.id, Some(secret)).await.expect("completed");
 }
 
 /// Runs the analysis worker until nothing is due.
@@ -255,5 +273,74 @@ pub async fn tallied_results_equal_results_computed_from_every_answer<S: Store>(
         (again.accepted_count, again.acceptance.analyzed, again.themes.clone(), again.quotes.clone()),
         (first.accepted_count, first.acceptance.analyzed, first.themes.clone(), first.quotes.clone())
     );
+    assert_tallies_agree(&w, &p, id).await;
+}
+
+/// App users whose sessions carry no launch labels: filters read their device's platform and app
+/// version as they are at the time of the read, so a device that updates its app moves its
+/// sessions to the new version.
+pub async fn sessions_without_launch_labels_are_filtered_by_their_devices_labels_now<S: Store>(store: S) {
+    let w = World::new(store);
+    let (p, campaign) = quoting_campaign(&w).await;
+    let (id, code) = (campaign.campaign.id, campaign.campaign.code.clone());
+    respond_all(&w, &p, &campaign).await;
+    let mut devices = Vec::new();
+    for (platform, version, rating, text) in [
+        ("ios", "2.0.0", 5, "great delivery, good driver"),
+        ("ios", "2.0.0", 4, "good delivery"),
+        ("android", "2.1.0", 2, "late delivery, bad packaging"),
+        ("ios", "2.1.0", 3, "good packaging"),
+    ] {
+        let device = w
+            .apps
+            .register(RegisterInput {
+                campaign_code: code.clone(),
+                app_id: "com.acme.shop".into(),
+                platform: platform.into(),
+                app_version: version.into(),
+                ..RegisterInput::default()
+            })
+            .await
+            .expect("registered");
+        let input = LaunchInput {
+            campaign_id: id,
+            external_user_ref: None,
+            language: Some("en".into()),
+            device: None,
+            attributes: None,
+        };
+        let start = StartInput {
+            consent_given: Some(true),
+            visit: Visit { launch_token: Some(minted_token(&w, &p, input).await), ..Visit::default() },
+            device_token: device.tokens.access_token.as_ref().map(|t| t.expose_secret().to_owned()),
+            ..StartInput::default()
+        };
+        let StartOutcome::Started(session) = w.respondents.start(&code, start).await.expect("started") else {
+            panic!("not started");
+        };
+        finish(&w, &code, &session, rating, text, "orders", 60).await;
+        devices.push(device);
+    }
+    analyze_all(&w, "1").await;
+    assert_tallies_agree(&w, &p, id).await;
+
+    let results = Results::new(w.store.clone(), TestCrypto::default(), w.clock.clone(), FakeAnalyzer::default().info());
+    let newest = ResultsFilter { app_version: Some("2.1.0".into()), ..ResultsFilter::default() };
+    let before = results.results(&p.principal, None, id, Some(newest.clone())).await.expect("results");
+    let updated = &devices[0];
+    w.apps
+        .register(RegisterInput {
+            campaign_code: code.clone(),
+            app_id: "com.acme.shop".into(),
+            platform: "ios".into(),
+            app_version: "2.1.0".into(),
+            device_id: Some(updated.device_id.0.to_string()),
+            refresh_token: Some(updated.refresh_token.expose_secret().to_owned()),
+            ..RegisterInput::default()
+        })
+        .await
+        .expect("registered again");
+    let after = results.results(&p.principal, None, id, Some(newest)).await.expect("results");
+    assert_eq!(after.accepted_count, before.accepted_count + 1, "the updated device's session moved to 2.1.0");
     assert_tallies_agree(&w, &p, id).await;
 }

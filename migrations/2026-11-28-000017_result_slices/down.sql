@@ -1,0 +1,11 @@
+DROP TRIGGER result_theme_shares_sliced_inserted ON result_theme_shares;
+DROP TRIGGER result_sessions_sliced_deleted ON result_sessions;
+DROP TRIGGER result_sessions_sliced_inserted ON result_sessions;
+DROP FUNCTION slice_result_theme_shares();
+DROP FUNCTION slice_result_sessions();
+DROP FUNCTION add_slice_themes(result_theme_shares[], result_sessions[], bigint);
+DROP FUNCTION result_slices(text, text, text[], jsonb);
+DROP INDEX result_sessions_device_labelled;
+DROP TABLE result_slice_theme_labels;
+DROP TABLE result_slice_themes;
+DROP TABLE result_slice_counts;
