@@ -210,7 +210,11 @@ fn an_unreachable_database_is_tried_again_in_seconds_and_a_failing_analysis_on_t
         let failing = Analysis::new(l.w.store.clone(), Failing(code), TestCrypto::default(), l.w.clock.clone());
         let now = pulse_domain::shared::clock::Clock::now(&l.w.clock);
         let round = block_on(failing.run_due()).expect("ran");
-        assert_eq!(round[0].outcome, AnalysisOutcome::Failed { code, retry_at: now + delay }, "{code:?}");
+        assert_eq!(
+            round[0].outcome,
+            AnalysisOutcome::Failed { code, retry_at: now + delay, released: true },
+            "{code:?}"
+        );
         l.w.clock.advance(delay);
         assert_eq!(block_on(l.analysis.run_due()).expect("ran").len(), 1, "{code:?}: due again after {delay}");
     }

@@ -184,11 +184,16 @@ fn log_analysis(s: &AnalysisSummary) {
         ),
         AnalysisOutcome::ClaimLost => tracing::warn!(session = %s.session, "analysis claim lost to another worker"),
         AnalysisOutcome::Vanished => tracing::info!(session = %s.session, "analyzed session is gone"),
-        AnalysisOutcome::Failed { code, retry_at } => tracing::warn!(
+        AnalysisOutcome::Failed { code, retry_at, released: true } => tracing::warn!(
             session = %s.session,
             code = code.as_str(),
             %retry_at,
             "session analysis failed; it will be retried"
+        ),
+        AnalysisOutcome::Failed { code, released: false, .. } => tracing::warn!(
+            session = %s.session,
+            code = code.as_str(),
+            "session analysis failed and its claim could not be released; it is retried once its lease ends"
         ),
     }
 }

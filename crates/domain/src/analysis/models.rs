@@ -220,10 +220,12 @@ pub enum AnalysisOutcome {
     ClaimLost,
     /// The session or its campaign is gone.
     Vanished,
-    /// An analyzer failed; the job is due again at `retry_at`.
+    /// An analyzer failed; the job is due again at `retry_at`, or, when it could not be
+    /// `released` (the database is gone), once its lease ends.
     Failed {
         code: ErrorCode,
         retry_at: OffsetDateTime,
+        released: bool,
     },
 }
 

@@ -57,8 +57,8 @@ where
                     let retry_at = self.clock.now() + delay;
                     // A release that fails (the database is gone) leaves the job to its lease; the
                     // round goes on with the others rather than holding them all under theirs.
-                    let _released = self.repo.release_analysis(job.session, job.claim_token, retry_at).await;
-                    AnalysisOutcome::Failed { code: error.code(), retry_at }
+                    let released = self.repo.release_analysis(job.session, job.claim_token, retry_at).await.is_ok();
+                    AnalysisOutcome::Failed { code: error.code(), retry_at, released }
                 }
             };
             summaries.push(AnalysisSummary { session: job.session, outcome });
