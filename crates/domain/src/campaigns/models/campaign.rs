@@ -66,14 +66,18 @@ pub enum Transition {
 }
 
 impl Transition {
-    /// The status a campaign in `from` moves to, or `None` when the change does not apply there.
-    /// Asking for the status a campaign is already in is not a change and answers it as it is.
-    pub const fn target(self, from: CampaignStatus) -> Option<CampaignStatus> {
+    /// The status a campaign in `from` moves to, or why the change does not apply there. Asking
+    /// for the status a campaign is already in is not a change and answers it as it is.
+    ///
+    /// # Errors
+    /// Why a draft or closed campaign cannot be paused or resumed.
+    pub const fn target(self, from: CampaignStatus) -> Result<CampaignStatus, &'static str> {
         match (self, from) {
-            (Transition::Pause, CampaignStatus::Active | CampaignStatus::Paused) => Some(CampaignStatus::Paused),
-            (Transition::Resume, CampaignStatus::Paused | CampaignStatus::Active) => Some(CampaignStatus::Active),
-            (Transition::Close, _) => Some(CampaignStatus::Closed),
-            _ => None,
+            (Transition::Close, _) => Ok(CampaignStatus::Closed),
+            (Transition::Pause, CampaignStatus::Active | CampaignStatus::Paused) => Ok(CampaignStatus::Paused),
+            (Transition::Resume, CampaignStatus::Paused | CampaignStatus::Active) => Ok(CampaignStatus::Active),
+            (Transition::Pause | Transition::Resume, CampaignStatus::Draft) => Err("launch it first"),
+            (Transition::Pause | Transition::Resume, CampaignStatus::Closed) => Err("closing is final"),
         }
     }
 

@@ -71,7 +71,7 @@ where
         for _ in 0..2 {
             let view = self.get(principal, workspace_header, id).await?;
             let from = view.overview.campaign.status;
-            let to = transition.target(from).ok_or_else(|| refused(transition, from))?;
+            let to = transition.target(from).map_err(|why| refused(transition, from, why))?;
             if to == from {
                 return Ok(view);
             }
@@ -83,11 +83,6 @@ where
     }
 }
 
-fn refused(transition: Transition, from: CampaignStatus) -> Error {
-    let why = match from {
-        CampaignStatus::Draft => "launch it first",
-        CampaignStatus::Closed => "closing is final",
-        CampaignStatus::Active | CampaignStatus::Paused => "the change does not apply",
-    };
+fn refused(transition: Transition, from: CampaignStatus, why: &str) -> Error {
     Error::refused(ErrorCode::Conflict, format!("a {} campaign cannot be {}: {why}", from.as_str(), transition.done()))
 }
