@@ -56,8 +56,8 @@ CREATE FUNCTION result_slices(platform text, app_version text, tags text[], attr
 RETURNS TABLE (dimension text, dimension_value text) LANGUAGE sql IMMUTABLE AS $$
     SELECT 'platform', platform WHERE platform IS NOT NULL
     UNION ALL SELECT 'appVersion', app_version WHERE app_version IS NOT NULL
-    UNION ALL SELECT DISTINCT 'tag', t FROM unnest(tags) AS t
-    UNION ALL SELECT 'attribute:' || a.key, a.value FROM jsonb_each_text(attributes) AS a
+    UNION ALL SELECT DISTINCT 'tag', t FROM unnest(tags) AS t WHERE t IS NOT NULL
+    UNION ALL SELECT 'attribute:' || a.key, a.value FROM jsonb_each_text(attributes) AS a WHERE a.value IS NOT NULL
 $$;
 
 -- Statement triggers read the statement's rows at once and write in key order. A campaign deleted
