@@ -7,6 +7,9 @@
 -- Triggers keep the slices from the tallies' own writes (result_sessions, result_theme_shares), so
 -- a replica still running the previous release keeps them too. Every tally write holds its
 -- campaign's lock, so one campaign's slices have one writer at a time.
+--
+-- Nearly every write updates a row in place (a sum), so the tables leave half of each page free
+-- for the new versions: updates stay on their page and add no index entry.
 
 -- The backfill and the triggers must see the same rows: no tally is written between them.
 LOCK TABLE result_sessions, result_theme_shares IN SHARE ROW EXCLUSIVE MODE;
@@ -20,7 +23,7 @@ CREATE TABLE result_slice_counts (
     value bigint NOT NULL,
     n bigint NOT NULL,
     PRIMARY KEY (campaign_id, dimension, dimension_value, metric, question_id, value)
-);
+) WITH (fillfactor = 50);
 
 CREATE TABLE result_slice_themes (
     campaign_id uuid NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
@@ -32,7 +35,7 @@ CREATE TABLE result_slice_themes (
     score_sum bigint NOT NULL,
     scores bigint NOT NULL,
     PRIMARY KEY (campaign_id, dimension, dimension_value, scope, key_digest)
-);
+) WITH (fillfactor = 50);
 
 CREATE TABLE result_slice_theme_labels (
     campaign_id uuid NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
@@ -43,7 +46,7 @@ CREATE TABLE result_slice_theme_labels (
     label_digest bytea NOT NULL,
     mentions bigint NOT NULL,
     PRIMARY KEY (campaign_id, dimension, dimension_value, scope, key_digest, label_digest)
-);
+) WITH (fillfactor = 50);
 
 -- The sessions a filter may still have to group one by one: those whose platform or app version
 -- is their device's.
