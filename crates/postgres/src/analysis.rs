@@ -1005,6 +1005,61 @@ macro_rules! member {
     };
 }
 
+/// The quote candidates of question `qs.question_id` of campaign `$1` whose row passes `$keep`:
+/// the first `$n` (`$longest` for the longest) in each pick order
+/// (`pulse_domain::results::models::QUOTE_CANDIDATES`) with their ties, walked through the
+/// indexes on `result_quotes` in that order.
+macro_rules! pick_orders {
+    ($keep:expr, $n:literal, $longest:literal) => {
+        concat!(
+            "(SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
+              WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
+            $keep,
+            "
+              ORDER BY COALESCE(q.score, 0) DESC, q.len DESC FETCH FIRST (",
+            $n,
+            ") ROWS WITH TIES)
+             UNION
+             (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
+              WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
+            $keep,
+            "
+              ORDER BY COALESCE(q.score, 0), q.len FETCH FIRST (",
+            $n,
+            ") ROWS WITH TIES)
+             UNION
+             (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
+              WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
+            $keep,
+            "
+              ORDER BY abs(COALESCE(q.score, 0)), COALESCE(q.score, 0) DESC, q.len DESC
+              FETCH FIRST (",
+            $n,
+            ") ROWS WITH TIES)
+             UNION
+             (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
+              WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
+            $keep,
+            "
+              ORDER BY q.len DESC, COALESCE(q.score, 0) DESC FETCH FIRST (",
+            $longest,
+            ") ROWS WITH TIES)"
+        )
+    };
+}
+
+/// Binds campaign `$1` and a filter's `$2` to `$5` (see [`selected`]) to a query.
+macro_rules! bind_filter {
+    ($query:expr, $campaign:expr, $binds:expr) => {
+        $query
+            .bind::<SqlUuid, _>($campaign.0)
+            .bind::<Nullable<Text>, _>(&$binds.platform)
+            .bind::<Nullable<Text>, _>(&$binds.version)
+            .bind::<Array<Text>, _>(&$binds.tags)
+            .bind::<Jsonb, _>(&$binds.attributes)
+    };
+}
+
 /// The sessions of campaign `$1` in no slice of dimension `$2` (`platform` or `appVersion`, when
 /// `$4`) because they have no such label, whose device's value now is `$3`.
 macro_rules! device_labelled {
@@ -1162,29 +1217,14 @@ impl PgStore {
         let mut tally =
             GroupTally { all_accepted, all_analyzed, counts, themes: themes_of(themes), ..GroupTally::default() };
         if with_quotes && !text_questions.is_empty() {
-            let quotes: Vec<QuoteCandidateRow> = sql_query(
+            let quotes: Vec<QuoteCandidateRow> = sql_query(concat!(
                 "SELECT x.question_id, x.session_id, x.score, x.text_sealed,
                         EXISTS (SELECT 1 FROM result_quotes s WHERE s.campaign_id = $1
                                 AND s.question_id = qs.question_id AND s.score IS NOT NULL) AS scored
-                 FROM unnest($2::text[]) AS qs(question_id), LATERAL (
-                   (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
-                    WHERE q.campaign_id = $1 AND q.question_id = qs.question_id
-                    ORDER BY COALESCE(q.score, 0) DESC, q.len DESC FETCH FIRST ($3) ROWS WITH TIES)
-                   UNION
-                   (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
-                    WHERE q.campaign_id = $1 AND q.question_id = qs.question_id
-                    ORDER BY COALESCE(q.score, 0), q.len FETCH FIRST ($3) ROWS WITH TIES)
-                   UNION
-                   (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
-                    WHERE q.campaign_id = $1 AND q.question_id = qs.question_id
-                    ORDER BY abs(COALESCE(q.score, 0)), COALESCE(q.score, 0) DESC, q.len DESC
-                    FETCH FIRST ($3) ROWS WITH TIES)
-                   UNION
-                   (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
-                    WHERE q.campaign_id = $1 AND q.question_id = qs.question_id
-                    ORDER BY q.len DESC, COALESCE(q.score, 0) DESC FETCH FIRST ($4) ROWS WITH TIES)
-                 ) x",
-            )
+                 FROM unnest($2::text[]) AS qs(question_id), LATERAL (",
+                pick_orders!("true", "$3", "$4"),
+                ") x"
+            ))
             .bind::<SqlUuid, _>(campaign.0)
             .bind::<Array<Text>, _>(text_questions)
             .bind::<BigInt, _>(limit_of(QUOTE_CANDIDATES))
@@ -1318,23 +1358,15 @@ impl PgStore {
         campaign: CampaignId,
         binds: &FilterBinds,
     ) -> Result<Vec<CountRow>> {
-        sql_query(concat!(
+        const QUERY: &str = concat!(
             "WITH g AS (",
             filtered_sessions!(),
             ")
              SELECT e.metric, e.question_id, e.value, sum(e.n)::bigint AS n
              FROM g, unnest(g.metrics, g.questions, g.vals, g.ns) AS e(metric, question_id, value, n)
              GROUP BY e.metric, e.question_id, e.value"
-        ))
-        .bind::<SqlUuid, _>(campaign.0)
-        .bind::<Nullable<Text>, _>(&binds.platform)
-        .bind::<Nullable<Text>, _>(&binds.version)
-        .bind::<Array<Text>, _>(&binds.tags)
-        .bind::<Jsonb, _>(&binds.attributes)
-        .cached()
-        .load(conn)
-        .await
-        .map_err(from_diesel)
+        );
+        bind_filter!(sql_query(QUERY), campaign, binds).cached().load(conn).await.map_err(from_diesel)
     }
 
     /// The themes of every session the filter selects, grouped.
@@ -1343,7 +1375,7 @@ impl PgStore {
         campaign: CampaignId,
         binds: &FilterBinds,
     ) -> Result<Vec<ThemeRow>> {
-        sql_query(concat!(
+        const QUERY: &str = concat!(
             "WITH g AS (",
             filtered_sessions!(),
             "),
@@ -1358,17 +1390,13 @@ impl PgStore {
              SELECT k.scope, k.key_digest, k.sessions, k.score_sum, k.scores, l.label_digest, l.mentions
              FROM k JOIN l ON l.scope = k.scope AND l.key_digest = k.key_digest
              ORDER BY k.scope, k.key_digest"
-        ))
-        .bind::<SqlUuid, _>(campaign.0)
-        .bind::<Nullable<Text>, _>(&binds.platform)
-        .bind::<Nullable<Text>, _>(&binds.version)
-        .bind::<Array<Text>, _>(&binds.tags)
-        .bind::<Jsonb, _>(&binds.attributes)
-        .bind::<BigInt, _>(i64::try_from(MIN_THEME_SESSIONS).unwrap_or(i64::MAX))
-        .cached()
-        .load(conn)
-        .await
-        .map_err(from_diesel)
+        );
+        bind_filter!(sql_query(QUERY), campaign, binds)
+            .bind::<BigInt, _>(i64::try_from(MIN_THEME_SESSIONS).unwrap_or(i64::MAX))
+            .cached()
+            .load(conn)
+            .await
+            .map_err(from_diesel)
     }
 
     /// Quote candidates ranked among every session the filter selects: linear in the group, for
@@ -1379,7 +1407,7 @@ impl PgStore {
         binds: &FilterBinds,
         text_questions: &[String],
     ) -> Result<Vec<QuoteCandidateRow>> {
-        sql_query(concat!(
+        const QUERY: &str = concat!(
             "WITH g AS (",
             filtered_sessions!(),
             "),
@@ -1396,19 +1424,15 @@ impl PgStore {
              SELECT r.question_id, r.session_id, r.score, r.scored, q.text_sealed
              FROM r JOIN result_quotes q ON q.session_id = r.session_id AND q.question_id = r.question_id
              WHERE r.top <= $7 OR r.bottom <= $7 OR r.neutral <= $7 OR r.longest <= $8"
-        ))
-        .bind::<SqlUuid, _>(campaign.0)
-        .bind::<Nullable<Text>, _>(&binds.platform)
-        .bind::<Nullable<Text>, _>(&binds.version)
-        .bind::<Array<Text>, _>(&binds.tags)
-        .bind::<Jsonb, _>(&binds.attributes)
-        .bind::<Array<Text>, _>(text_questions)
-        .bind::<BigInt, _>(limit_of(QUOTE_CANDIDATES))
-        .bind::<BigInt, _>(limit_of(LONGEST_QUOTE_CANDIDATES))
-        .cached()
-        .load(conn)
-        .await
-        .map_err(from_diesel)
+        );
+        bind_filter!(sql_query(QUERY), campaign, binds)
+            .bind::<Array<Text>, _>(text_questions)
+            .bind::<BigInt, _>(limit_of(QUOTE_CANDIDATES))
+            .bind::<BigInt, _>(limit_of(LONGEST_QUOTE_CANDIDATES))
+            .cached()
+            .load(conn)
+            .await
+            .map_err(from_diesel)
     }
 
     /// Quote candidates found by walking the campaign's quotes in each pick order and keeping the
@@ -1419,7 +1443,7 @@ impl PgStore {
         binds: &FilterBinds,
         text_questions: &[String],
     ) -> Result<Vec<QuoteCandidateRow>> {
-        sql_query(concat!(
+        const QUERY: &str = concat!(
             "WITH qs AS MATERIALIZED (
                SELECT w.question_id, COALESCE((SELECT true FROM result_quotes q WHERE q.campaign_id = $1
                    AND q.question_id = w.question_id AND q.score IS NOT NULL AND ",
@@ -1427,40 +1451,17 @@ impl PgStore {
             " LIMIT 1), false) AS scored
                FROM unnest($6::text[]) AS w(question_id))
              SELECT x.question_id, x.session_id, x.score, x.text_sealed, qs.scored
-             FROM qs, LATERAL (
-               (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
-                WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
-            member!(),
-            "   ORDER BY COALESCE(q.score, 0) DESC, q.len DESC FETCH FIRST ($7) ROWS WITH TIES)
-               UNION
-               (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
-                WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
-            member!(),
-            "   ORDER BY COALESCE(q.score, 0), q.len FETCH FIRST ($7) ROWS WITH TIES)
-               UNION
-               (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
-                WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
-            member!(),
-            "   ORDER BY abs(COALESCE(q.score, 0)), COALESCE(q.score, 0) DESC, q.len DESC
-                FETCH FIRST ($7) ROWS WITH TIES)
-               UNION
-               (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
-                WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
-            member!(),
-            "   ORDER BY q.len DESC, COALESCE(q.score, 0) DESC FETCH FIRST ($8) ROWS WITH TIES)
-             ) x"
-        ))
-        .bind::<SqlUuid, _>(campaign.0)
-        .bind::<Nullable<Text>, _>(&binds.platform)
-        .bind::<Nullable<Text>, _>(&binds.version)
-        .bind::<Array<Text>, _>(&binds.tags)
-        .bind::<Jsonb, _>(&binds.attributes)
-        .bind::<Array<Text>, _>(text_questions)
-        .bind::<BigInt, _>(limit_of(QUOTE_CANDIDATES))
-        .bind::<BigInt, _>(limit_of(LONGEST_QUOTE_CANDIDATES))
-        .cached()
-        .load(conn)
-        .await
-        .map_err(from_diesel)
+             FROM qs, LATERAL (",
+            pick_orders!(member!(), "$7", "$8"),
+            ") x"
+        );
+        bind_filter!(sql_query(QUERY), campaign, binds)
+            .bind::<Array<Text>, _>(text_questions)
+            .bind::<BigInt, _>(limit_of(QUOTE_CANDIDATES))
+            .bind::<BigInt, _>(limit_of(LONGEST_QUOTE_CANDIDATES))
+            .cached()
+            .load(conn)
+            .await
+            .map_err(from_diesel)
     }
 }
