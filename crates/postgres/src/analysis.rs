@@ -1465,3 +1465,47 @@ impl PgStore {
             .map_err(from_diesel)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use pulse_testing::contract::World;
+    use pulse_testing::contract::results::{FILTERS, analyze_all, quoting_campaign, respond_all};
+
+    use super::*;
+    use crate::test_db::TestDatabase;
+    use crate::{PoolSettings, connect};
+
+    fn candidates(rows: Vec<QuoteCandidateRow>) -> Vec<(String, Uuid, bool)> {
+        let mut found: Vec<_> = rows.into_iter().map(|r| (r.question_id, r.session_id, r.scored)).collect();
+        found.sort();
+        found
+    }
+
+    /// The two ways of finding a filtered group's quote candidates (`walk_quote_orders` picks one
+    /// by the group's size, and the contract suite's small campaigns only ever rank) find the same
+    /// candidates for every filter the suite reads.
+    #[tokio::test]
+    async fn walking_the_pick_orders_finds_the_candidates_ranking_the_group_finds() {
+        let database = TestDatabase::create().await;
+        let store = connect(database.url(), &PoolSettings { max_size: 4, ..PoolSettings::default() }).expect("a pool");
+        let w = World::new(store);
+        let (p, campaign) = quoting_campaign(&w).await;
+        respond_all(&w, &p, &campaign).await;
+        analyze_all(&w, "1").await;
+        let mut conn = AsyncPgConnection::establish(database.url()).await.expect("a connection");
+        let questions = vec!["q2".to_owned(), "q3".to_owned()];
+        let mut found_any = false;
+        for filter in FILTERS {
+            let params: Vec<(String, String)> =
+                filter.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+            let filter = ResultsFilter::parse(&params).expect("a filter").unwrap_or_default();
+            let binds = filter_binds(&filter);
+            let id = campaign.campaign.id;
+            let walked = candidates(PgStore::member_quotes(&mut conn, id, &binds, &questions).await.expect("walked"));
+            let ranked = candidates(PgStore::group_quotes(&mut conn, id, &binds, &questions).await.expect("ranked"));
+            assert_eq!(walked, ranked, "{filter:?}");
+            found_any |= !walked.is_empty();
+        }
+        assert!(found_any, "the filters' groups have quotes to compare");
+    }
+}
