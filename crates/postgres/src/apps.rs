@@ -104,6 +104,17 @@ const DEVICE_RECORD_SQL: &str = "SELECT d.id, d.workspace_id, d.status, d.refres
      d.user_id, u.has_external_id AS user_has_external_id \
      FROM app_devices d LEFT JOIN app_users u ON u.id = d.user_id";
 
+/// The device with a vendor id (`$3`) in an app (`$2`) of a workspace (`$1`).
+///
+/// The workspace is compared with `IS NOT DISTINCT FROM`, which no index serves, so that the
+/// vendor index is the only one that can answer: a plan cached while the table was small and had
+/// no statistics otherwise walked the workspace's devices (migration `…000018_app_devices_vendor_first`).
+pub(crate) fn device_by_vendor_sql() -> String {
+    format!(
+        "{DEVICE_RECORD_SQL} WHERE d.vendor_digest = $3 AND d.app_id = $2 AND d.workspace_id IS NOT DISTINCT FROM $1"
+    )
+}
+
 #[derive(QueryableByName)]
 struct VerifiedRow {
     #[diesel(sql_type = Bool)]
@@ -366,16 +377,14 @@ impl AppRepository for PgStore {
         app_id: &str,
         vendor_digest: &[u8],
     ) -> Result<Option<DeviceRecord>> {
-        let rows: Vec<DeviceRecordRow> = sql_query(format!(
-            "{DEVICE_RECORD_SQL} WHERE d.workspace_id = $1 AND d.app_id = $2 AND d.vendor_digest = $3"
-        ))
-        .bind::<SqlUuid, _>(workspace.0)
-        .bind::<Text, _>(app_id)
-        .bind::<Bytea, _>(vendor_digest)
-        .cached()
-        .load(&mut self.conn().await?)
-        .await
-        .map_err(from_diesel)?;
+        let rows: Vec<DeviceRecordRow> = sql_query(device_by_vendor_sql())
+            .bind::<SqlUuid, _>(workspace.0)
+            .bind::<Text, _>(app_id)
+            .bind::<Bytea, _>(vendor_digest)
+            .cached()
+            .load(&mut self.conn().await?)
+            .await
+            .map_err(from_diesel)?;
         rows.into_iter().next().map(DeviceRecordRow::into_domain).transpose()
     }
 
@@ -541,5 +550,70 @@ impl AppRepository for PgStore {
             .await
             .map_err(from_diesel)?;
         Ok(updated == 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::sql_types::Text;
+    use diesel::{QueryableByName, sql_query};
+    use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection as _};
+
+    use super::device_by_vendor_sql;
+    use crate::registrations::RELEASE_VENDOR_SQL;
+    use crate::test_db::TestDatabase;
+
+    #[derive(QueryableByName)]
+    struct PlanLine {
+        #[diesel(sql_type = Text, column_name = "QUERY PLAN")]
+        line: String,
+    }
+
+    /// Fifty devices of one app in one workspace, and no statistics: the state in which a cached
+    /// plan of the vendor lookups walked the workspace's devices in position order.
+    const FEW_DEVICES_NO_STATISTICS: &str = "\
+        INSERT INTO businesses (id, name, created_at) \
+        VALUES ('00000000-0000-0000-0000-00000000000b', 'b', now()); \
+        INSERT INTO workspaces (id, business_id, external_ref, name, slug, kind, created_at) \
+        VALUES ('00000000-0000-0000-0000-00000000000a', '00000000-0000-0000-0000-00000000000b', 'w', 'w', 'w', \
+        'COMPANY', now()); \
+        INSERT INTO app_devices (id, workspace_id, app_id, platform, app_version, status, refresh_digest, \
+        refresh_expires_at, identity, latest_install_id, first_seen_at, last_seen_at, heartbeat_count, \
+        feedback_count, session_count, recent_sessions, vendor_digest) \
+        SELECT gen_random_uuid(), '00000000-0000-0000-0000-00000000000a', 'com.example', 'ios', '1', 'ACTIVE', \
+        sha256(i::text::bytea), now() + interval '1 day', 'anonymous', gen_random_uuid(), now(), now(), 0, 0, 1, \
+        ARRAY[now()], sha256(('vendor' || i)::bytea) FROM generate_series(1, 50) AS i; \
+        SET plan_cache_mode = force_generic_plan;";
+
+    async fn generic_plan(conn: &mut AsyncPgConnection, statement: &str, types: &str, args: &str) -> String {
+        conn.batch_execute(&format!("PREPARE under_test ({types}) AS {statement}")).await.expect("prepared");
+        let plan: Vec<PlanLine> =
+            sql_query(format!("EXPLAIN EXECUTE under_test ({args})")).load(conn).await.expect("a plan");
+        conn.batch_execute("DEALLOCATE under_test").await.expect("deallocated");
+        plan.into_iter().map(|p| p.line).collect::<Vec<_>>().join("\n")
+    }
+
+    #[tokio::test]
+    async fn the_vendor_lookups_use_the_vendor_index_before_the_table_has_statistics() {
+        let database = TestDatabase::create().await;
+        let mut conn = AsyncPgConnection::establish(database.url()).await.expect("a connection");
+        conn.batch_execute(FEW_DEVICES_NO_STATISTICS).await.expect("seeded");
+        let workspace = "'00000000-0000-0000-0000-00000000000a'";
+        let lookup = generic_plan(
+            &mut conn,
+            &device_by_vendor_sql(),
+            "uuid, text, bytea",
+            &format!("{workspace}, 'com.example', sha256('vendor7')"),
+        )
+        .await;
+        assert!(lookup.contains("Index Scan using app_devices_vendor on app_devices"), "{lookup}");
+        let release = generic_plan(
+            &mut conn,
+            RELEASE_VENDOR_SQL,
+            "uuid, text, bytea, uuid",
+            &format!("{workspace}, 'com.example', sha256('vendor7'), gen_random_uuid()"),
+        )
+        .await;
+        assert!(release.contains("Index Scan using app_devices_vendor on app_devices"), "{release}");
     }
 }

@@ -122,6 +122,11 @@ fn concurrent_vendor_claim(e: DieselError) -> Error {
     }
 }
 
+/// Takes a vendor id (`$3`) of an app (`$2`) in a workspace (`$1`) from every device but `$4`. The
+/// workspace is compared so that only the vendor index can answer (see `device_by_vendor_sql`).
+pub(crate) const RELEASE_VENDOR_SQL: &str = "UPDATE app_devices SET vendor_digest = NULL \
+     WHERE vendor_digest = $3 AND app_id = $2 AND workspace_id IS NOT DISTINCT FROM $1 AND id <> $4";
+
 /// Writes one registration inside the group's transaction. `Ok(Err(refusal))`: the device's own
 /// checks refused it before anything of it was written, so the others go on; `Err`: a statement
 /// failed and the whole transaction is lost.
@@ -176,17 +181,14 @@ async fn write_one(mut conn: &AsyncPgConnection, r: &DeviceRegistration) -> Resu
     if r.replaces_refresh_digest.is_some() {
         // A vendor id moves to the device that proved itself last.
         if let Some(vendor) = &r.vendor_digest {
-            sql_query(
-                "UPDATE app_devices SET vendor_digest = NULL \
-                 WHERE workspace_id = $1 AND app_id = $2 AND vendor_digest = $3 AND id <> $4",
-            )
-            .bind::<SqlUuid, _>(r.workspace_id.0)
-            .bind::<Text, _>(&r.app.app_id)
-            .bind::<Bytea, _>(vendor)
-            .bind::<SqlUuid, _>(r.device_id.0)
-            .cached()
-            .execute(&mut conn)
-            .await?;
+            sql_query(RELEASE_VENDOR_SQL)
+                .bind::<SqlUuid, _>(r.workspace_id.0)
+                .bind::<Text, _>(&r.app.app_id)
+                .bind::<Bytea, _>(vendor)
+                .bind::<SqlUuid, _>(r.device_id.0)
+                .cached()
+                .execute(&mut conn)
+                .await?;
         }
     } else {
         sql_query(
