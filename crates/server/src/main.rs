@@ -5,6 +5,12 @@ use clap::Parser as _;
 use clap::error::ErrorKind;
 use pulse::cli::{Cli, run};
 
+/// A request allocates many small buffers (headers, JSON, tokens, statement binds) on one thread
+/// and frees them on another; glibc's malloc and free took about 15% of the server's CPU on a mint,
+/// which a thread-caching allocator mostly saves (docs/performance.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
