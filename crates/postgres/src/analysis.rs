@@ -1425,7 +1425,19 @@ impl PgStore {
              FROM r JOIN result_quotes q ON q.session_id = r.session_id AND q.question_id = r.question_id
              WHERE r.top <= $7 OR r.bottom <= $7 OR r.neutral <= $7 OR r.longest <= $8"
         );
-        bind_filter!(sql_query(QUERY), campaign, binds)
+        Self::filtered_quote_candidates(conn, QUERY, campaign, binds, text_questions).await
+    }
+
+    /// Runs one of the two quote candidate queries of a filtered group: the filter is `$1` to `$5`,
+    /// the text questions `$6`, the candidates per pick order `$7` and the longest's `$8`.
+    async fn filtered_quote_candidates(
+        conn: &mut AsyncPgConnection,
+        query: &'static str,
+        campaign: CampaignId,
+        binds: &FilterBinds,
+        text_questions: &[String],
+    ) -> Result<Vec<QuoteCandidateRow>> {
+        bind_filter!(sql_query(query), campaign, binds)
             .bind::<Array<Text>, _>(text_questions)
             .bind::<BigInt, _>(limit_of(QUOTE_CANDIDATES))
             .bind::<BigInt, _>(limit_of(LONGEST_QUOTE_CANDIDATES))
@@ -1455,14 +1467,7 @@ impl PgStore {
             pick_orders!(member!(), "$7", "$8"),
             ") x"
         );
-        bind_filter!(sql_query(QUERY), campaign, binds)
-            .bind::<Array<Text>, _>(text_questions)
-            .bind::<BigInt, _>(limit_of(QUOTE_CANDIDATES))
-            .bind::<BigInt, _>(limit_of(LONGEST_QUOTE_CANDIDATES))
-            .cached()
-            .load(conn)
-            .await
-            .map_err(from_diesel)
+        Self::filtered_quote_candidates(conn, QUERY, campaign, binds, text_questions).await
     }
 }
 

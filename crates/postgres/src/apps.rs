@@ -582,11 +582,15 @@ mod tests {
         feedback_count, session_count, recent_sessions, vendor_digest) \
         SELECT gen_random_uuid(), '00000000-0000-0000-0000-00000000000a', 'com.example', 'ios', '1', 'ACTIVE', \
         sha256(i::text::bytea), now() + interval '1 day', 'anonymous', gen_random_uuid(), now(), now(), 0, 0, 1, \
-        ARRAY[now()], sha256(('vendor' || i)::bytea) FROM generate_series(1, 50) AS i; \
-        SET plan_cache_mode = force_generic_plan;";
+        ARRAY[now()], sha256(('vendor' || i)::bytea) FROM generate_series(1, 50) AS i;";
 
+    /// The plan a connection caches for `statement` after its fifth run (a generic plan).
     async fn generic_plan(conn: &mut AsyncPgConnection, statement: &str, types: &str, args: &str) -> String {
-        conn.batch_execute(&format!("PREPARE under_test ({types}) AS {statement}")).await.expect("prepared");
+        conn.batch_execute(&format!(
+            "SET plan_cache_mode = force_generic_plan; PREPARE under_test ({types}) AS {statement}"
+        ))
+        .await
+        .expect("prepared");
         let plan: Vec<PlanLine> =
             sql_query(format!("EXPLAIN EXECUTE under_test ({args})")).load(conn).await.expect("a plan");
         conn.batch_execute("DEALLOCATE under_test").await.expect("deallocated");
