@@ -1,15 +1,15 @@
 //! App registrations, written in groups (see `batch`): every register that arrives while the
-//! database is busy is written in one transaction with the others, each in the same statements as
-//! alone, so the group shares one commit.
+//! database is busy is written in one transaction with the others, so the group shares one commit.
+//! The group's new devices, and their first installs, are inserted by one statement.
 
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 use diesel::sql_query;
-use diesel::sql_types::{Bool, Bytea, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{Array, Bool, Bytea, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use futures_util::future::try_join_all;
-use pulse_domain::apps::models::{APP_SESSION_GAP, DeviceRegistration, DeviceStatus};
+use pulse_domain::apps::models::{APP_SESSION_GAP, DeviceRegistration, DeviceStatus, UserRegistration};
 use pulse_domain::campaigns::models::{CampaignStatus, not_collecting as campaign_not_collecting};
 use pulse_domain::ids::AppInstallId;
 use pulse_domain::{Error, ErrorCode, Result};
@@ -41,10 +41,10 @@ impl Flush for Registrations {
         // heartbeats do), so two groups never wait for each other in a circle.
         let mut order: Vec<usize> = (0..registrations.len()).collect();
         order.sort_by_key(|i| registrations[*i].device_id.0);
-        // Registers of distinct devices are independent: their statements are sent without
-        // waiting for each other's answers (pipelined), each register's own still in turn. Two
-        // registers of one device are written one after the other, so the second sees the
-        // refresh token the first renewed.
+        // New devices are created together, in one statement. Registers of distinct known devices
+        // are independent: their statements are sent without waiting for each other's answers
+        // (pipelined), each register's own still in turn. Two registers of one device are written
+        // one after the other, so the second sees the refresh token the first renewed.
         let mut devices: Vec<_> = registrations.iter().map(|r| r.device_id.0).collect();
         devices.sort_unstable();
         devices.dedup();
@@ -57,16 +57,30 @@ impl Flush for Registrations {
                 for (index, status) in not_collecting(conn, registrations).await? {
                     written[index] = Some(Err(campaign_not_collecting(status)));
                 }
-                let order: Vec<usize> = order.into_iter().filter(|i| written[*i].is_none()).collect();
+                let (mut new, mut known) = (Vec::new(), Vec::new());
+                for index in order.into_iter().filter(|i| written[*i].is_none()) {
+                    match &registrations[index].replaces_refresh_digest {
+                        None => new.push(index),
+                        Some(expected) => known.push((index, expected.as_slice())),
+                    }
+                }
                 let conn: &AsyncPgConnection = conn;
+                if !new.is_empty() {
+                    let devices: Vec<&DeviceRegistration> = new.iter().map(|i| &registrations[*i]).collect();
+                    create_devices(conn, &devices).await?;
+                    for index in new {
+                        written[index] = Some(Ok(registrations[index].new_install_id));
+                    }
+                }
                 if independent {
-                    let writes = order.iter().map(|index| write_one(conn, &registrations[*index]));
-                    for (index, one) in order.iter().zip(try_join_all(writes).await?) {
+                    let writes =
+                        known.iter().map(|(index, expected)| renew_device(conn, &registrations[*index], expected));
+                    for ((index, _), one) in known.iter().zip(try_join_all(writes).await?) {
                         written[*index] = Some(one);
                     }
                 } else {
-                    for index in &order {
-                        written[*index] = Some(write_one(conn, &registrations[*index]).await?);
+                    for (index, expected) in &known {
+                        written[*index] = Some(renew_device(conn, &registrations[*index], expected).await?);
                     }
                 }
                 Ok(written)
@@ -127,97 +141,128 @@ fn concurrent_vendor_claim(e: DieselError) -> Error {
 pub(crate) const RELEASE_VENDOR_SQL: &str = "UPDATE app_devices SET vendor_digest = NULL \
      WHERE vendor_digest = $3 AND app_id = $2 AND workspace_id IS NOT DISTINCT FROM $1 AND id <> $4";
 
-/// Writes one registration inside the group's transaction. `Ok(Err(refusal))`: the device's own
-/// checks refused it before anything of it was written, so the others go on; `Err`: a statement
-/// failed and the whole transaction is lost.
-async fn write_one(mut conn: &AsyncPgConnection, r: &DeviceRegistration) -> Result<Result<AppInstallId>, DieselError> {
+/// Creates the group's new devices and their first installs with one statement, however many
+/// there are (the people they name are written first, each in its own statement). Devices are
+/// inserted in vendor digest order, so two groups claiming the same vendor ids wait for each other
+/// in one order.
+async fn create_devices(conn: &AsyncPgConnection, new: &[&DeviceRegistration]) -> Result<(), DieselError> {
+    try_join_all(new.iter().filter_map(|r| r.user.as_ref().map(|user| upsert_user(conn, r, user)))).await?;
+    let mut new = new.to_vec();
+    new.sort_by(|a, b| a.vendor_digest.cmp(&b.vendor_digest));
+    let metadata: Vec<Option<serde_json::Value>> =
+        new.iter().map(|r| r.app.metadata.clone().map(serde_json::Value::Object)).collect();
+    sql_query(concat!(
+        "WITH input AS (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], ",
+        "$6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::jsonb[], $12::bytea[], $13::bytea[], ",
+        "$14::timestamptz[], $15::uuid[], $16::text[], $17::timestamptz[]) AS t(id, workspace_id, campaign_id, ",
+        "install_id, app_id, platform, app_version, device_model, os_version, locale, metadata, vendor_digest, ",
+        "refresh_digest, refresh_expires_at, user_id, identity, now)), ",
+        "devices AS (INSERT INTO app_devices (id, workspace_id, app_id, platform, app_version, device_model, ",
+        "os_version, locale, metadata, vendor_digest, status, refresh_digest, refresh_expires_at, user_id, ",
+        "identity, latest_install_id, first_seen_at, last_seen_at, heartbeat_count, feedback_count, ",
+        "session_count, recent_sessions) SELECT id, workspace_id, app_id, platform, app_version, device_model, ",
+        "os_version, locale, metadata, vendor_digest, 'ACTIVE', refresh_digest, refresh_expires_at, user_id, ",
+        "identity, install_id, now, now, 0, 0, 1, ARRAY[now] FROM input) ",
+        "INSERT INTO app_installs (id, campaign_id, device_id, app_id, platform, app_version, device_model, ",
+        "os_version, locale, first_seen_at, last_seen_at, heartbeat_count, feedback_count, session_count, ",
+        "recent_sessions) SELECT install_id, campaign_id, id, app_id, platform, app_version, device_model, ",
+        "os_version, locale, now, now, 0, 0, 1, ARRAY[now] FROM input"
+    ))
+    .bind::<Array<SqlUuid>, _>(new.iter().map(|r| r.device_id.0).collect::<Vec<_>>())
+    .bind::<Array<SqlUuid>, _>(new.iter().map(|r| r.workspace_id.0).collect::<Vec<_>>())
+    .bind::<Array<SqlUuid>, _>(new.iter().map(|r| r.campaign_id.0).collect::<Vec<_>>())
+    .bind::<Array<SqlUuid>, _>(new.iter().map(|r| r.new_install_id.0).collect::<Vec<_>>())
+    .bind::<Array<Text>, _>(new.iter().map(|r| r.app.app_id.as_str()).collect::<Vec<_>>())
+    .bind::<Array<Text>, _>(new.iter().map(|r| r.app.platform.as_str()).collect::<Vec<_>>())
+    .bind::<Array<Text>, _>(new.iter().map(|r| r.app.app_version.as_str()).collect::<Vec<_>>())
+    .bind::<Array<Nullable<Text>>, _>(new.iter().map(|r| r.app.device_model.as_deref()).collect::<Vec<_>>())
+    .bind::<Array<Nullable<Text>>, _>(new.iter().map(|r| r.app.os_version.as_deref()).collect::<Vec<_>>())
+    .bind::<Array<Nullable<Text>>, _>(new.iter().map(|r| r.app.locale.as_deref()).collect::<Vec<_>>())
+    .bind::<Array<Nullable<Jsonb>>, _>(metadata)
+    .bind::<Array<Nullable<Bytea>>, _>(new.iter().map(|r| r.vendor_digest.as_deref()).collect::<Vec<_>>())
+    .bind::<Array<Bytea>, _>(new.iter().map(|r| r.refresh_digest.as_slice()).collect::<Vec<_>>())
+    .bind::<Array<Timestamptz>, _>(new.iter().map(|r| r.refresh_expires_at).collect::<Vec<_>>())
+    .bind::<Array<Nullable<SqlUuid>>, _>(new.iter().map(|r| r.user.as_ref().map(|u| u.id.0)).collect::<Vec<_>>())
+    .bind::<Array<Text>, _>(new.iter().map(|r| r.identity.as_str()).collect::<Vec<_>>())
+    .bind::<Array<Timestamptz>, _>(new.iter().map(|r| r.now).collect::<Vec<_>>())
+    .cached()
+    .execute(&mut { conn })
+    .await?;
+    Ok(())
+}
+
+/// Writes the person a register names, keeping what is stored where the register brings nothing.
+async fn upsert_user(
+    mut conn: &AsyncPgConnection,
+    r: &DeviceRegistration,
+    user: &UserRegistration,
+) -> Result<(), DieselError> {
+    sql_query(
+        "INSERT INTO app_users (id, workspace_id, has_external_id, email_sealed, phone_sealed, verified, \
+         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7) \
+         ON CONFLICT (id) DO UPDATE SET \
+         email_sealed = CASE WHEN EXCLUDED.verified \
+         THEN COALESCE(EXCLUDED.email_sealed, app_users.email_sealed) \
+         ELSE COALESCE(app_users.email_sealed, EXCLUDED.email_sealed) END, \
+         phone_sealed = CASE WHEN EXCLUDED.verified \
+         THEN COALESCE(EXCLUDED.phone_sealed, app_users.phone_sealed) \
+         ELSE COALESCE(app_users.phone_sealed, EXCLUDED.phone_sealed) END, \
+         verified = app_users.verified OR EXCLUDED.verified, updated_at = EXCLUDED.updated_at",
+    )
+    .bind::<SqlUuid, _>(user.id.0)
+    .bind::<SqlUuid, _>(r.workspace_id.0)
+    .bind::<Bool, _>(user.has_external_id)
+    .bind::<Nullable<Bytea>, _>(user.email_sealed.as_deref())
+    .bind::<Nullable<Bytea>, _>(user.phone_sealed.as_deref())
+    .bind::<Bool, _>(user.verified)
+    .bind::<Timestamptz, _>(r.now)
+    .cached()
+    .execute(&mut conn)
+    .await?;
+    Ok(())
+}
+
+/// Registers a known device again inside the group's transaction. `Ok(Err(refusal))`: the
+/// device's own checks refused it before anything of it was written, so the others go on; `Err`:
+/// a statement failed and the whole transaction is lost.
+async fn renew_device(
+    mut conn: &AsyncPgConnection,
+    r: &DeviceRegistration,
+    expected: &[u8],
+) -> Result<Result<AppInstallId>, DieselError> {
     let gap_start = r.now - APP_SESSION_GAP;
     let metadata = r.app.metadata.clone().map(serde_json::Value::Object);
-    if let Some(expected) = &r.replaces_refresh_digest {
-        let locked: Vec<LockedDeviceRow> =
-            sql_query("SELECT status, refresh_digest FROM app_devices WHERE id = $1 FOR NO KEY UPDATE")
-                .bind::<SqlUuid, _>(r.device_id.0)
-                .cached()
-                .load(&mut conn)
-                .await?;
-        let Some(current) = locked.into_iter().next() else {
-            return Ok(Err(Error::refused(ErrorCode::Conflict, "the device was removed meanwhile")));
-        };
-        if current.status == DeviceStatus::Blocked.as_str() {
-            return Ok(Err(Error::refused(ErrorCode::InstallBlocked, "this device is blocked by the workspace")));
-        }
-        if &current.refresh_digest != expected {
-            return Ok(Err(Error::refused(
-                ErrorCode::Conflict,
-                "a concurrent register of this device went first; register again",
-            )));
-        }
+    let locked: Vec<LockedDeviceRow> =
+        sql_query("SELECT status, refresh_digest FROM app_devices WHERE id = $1 FOR NO KEY UPDATE")
+            .bind::<SqlUuid, _>(r.device_id.0)
+            .cached()
+            .load(&mut conn)
+            .await?;
+    let Some(current) = locked.into_iter().next() else {
+        return Ok(Err(Error::refused(ErrorCode::Conflict, "the device was removed meanwhile")));
+    };
+    if current.status == DeviceStatus::Blocked.as_str() {
+        return Ok(Err(Error::refused(ErrorCode::InstallBlocked, "this device is blocked by the workspace")));
+    }
+    if current.refresh_digest != expected {
+        return Ok(Err(Error::refused(
+            ErrorCode::Conflict,
+            "a concurrent register of this device went first; register again",
+        )));
     }
     if let Some(user) = &r.user {
-        sql_query(
-            "INSERT INTO app_users (id, workspace_id, has_external_id, email_sealed, phone_sealed, verified, \
-             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7) \
-             ON CONFLICT (id) DO UPDATE SET \
-             email_sealed = CASE WHEN EXCLUDED.verified \
-             THEN COALESCE(EXCLUDED.email_sealed, app_users.email_sealed) \
-             ELSE COALESCE(app_users.email_sealed, EXCLUDED.email_sealed) END, \
-             phone_sealed = CASE WHEN EXCLUDED.verified \
-             THEN COALESCE(EXCLUDED.phone_sealed, app_users.phone_sealed) \
-             ELSE COALESCE(app_users.phone_sealed, EXCLUDED.phone_sealed) END, \
-             verified = app_users.verified OR EXCLUDED.verified, updated_at = EXCLUDED.updated_at",
-        )
-        .bind::<SqlUuid, _>(user.id.0)
-        .bind::<SqlUuid, _>(r.workspace_id.0)
-        .bind::<Bool, _>(user.has_external_id)
-        .bind::<Nullable<Bytea>, _>(user.email_sealed.as_deref())
-        .bind::<Nullable<Bytea>, _>(user.phone_sealed.as_deref())
-        .bind::<Bool, _>(user.verified)
-        .bind::<Timestamptz, _>(r.now)
-        .cached()
-        .execute(&mut conn)
-        .await?;
+        upsert_user(conn, r, user).await?;
     }
-    let user_id = r.user.as_ref().map(|u| u.id.0);
-    if r.replaces_refresh_digest.is_some() {
-        // A vendor id moves to the device that proved itself last.
-        if let Some(vendor) = &r.vendor_digest {
-            sql_query(RELEASE_VENDOR_SQL)
-                .bind::<SqlUuid, _>(r.workspace_id.0)
-                .bind::<Text, _>(&r.app.app_id)
-                .bind::<Bytea, _>(vendor)
-                .bind::<SqlUuid, _>(r.device_id.0)
-                .cached()
-                .execute(&mut conn)
-                .await?;
-        }
-    } else {
-        sql_query(
-            "INSERT INTO app_devices (id, workspace_id, app_id, platform, app_version, device_model, \
-             os_version, locale, metadata, vendor_digest, status, refresh_digest, refresh_expires_at, \
-             user_id, identity, latest_install_id, first_seen_at, last_seen_at, heartbeat_count, \
-             feedback_count, session_count, recent_sessions) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'ACTIVE', $11, $12, $13, $14, $15, $16, $16, \
-             0, 0, 1, ARRAY[$16::timestamptz])",
-        )
-        .bind::<SqlUuid, _>(r.device_id.0)
-        .bind::<SqlUuid, _>(r.workspace_id.0)
-        .bind::<Text, _>(&r.app.app_id)
-        .bind::<Text, _>(r.app.platform.as_str())
-        .bind::<Text, _>(&r.app.app_version)
-        .bind::<Nullable<Text>, _>(r.app.device_model.as_deref())
-        .bind::<Nullable<Text>, _>(r.app.os_version.as_deref())
-        .bind::<Nullable<Text>, _>(r.app.locale.as_deref())
-        .bind::<Nullable<Jsonb>, _>(metadata.as_ref())
-        .bind::<Nullable<Bytea>, _>(r.vendor_digest.as_deref())
-        .bind::<Bytea, _>(&r.refresh_digest)
-        .bind::<Timestamptz, _>(r.refresh_expires_at)
-        .bind::<Nullable<SqlUuid>, _>(user_id)
-        .bind::<Text, _>(r.identity.as_str())
-        .bind::<SqlUuid, _>(r.new_install_id.0)
-        .bind::<Timestamptz, _>(r.now)
-        .cached()
-        .execute(&mut conn)
-        .await?;
+    // A vendor id moves to the device that proved itself last.
+    if let Some(vendor) = &r.vendor_digest {
+        sql_query(RELEASE_VENDOR_SQL)
+            .bind::<SqlUuid, _>(r.workspace_id.0)
+            .bind::<Text, _>(&r.app.app_id)
+            .bind::<Bytea, _>(vendor)
+            .bind::<SqlUuid, _>(r.device_id.0)
+            .cached()
+            .execute(&mut conn)
+            .await?;
     }
     let installs: Vec<IdRow> = sql_query(concat!(
         "INSERT INTO app_installs AS i (id, campaign_id, device_id, app_id, platform, app_version, ",
@@ -246,34 +291,33 @@ async fn write_one(mut conn: &AsyncPgConnection, r: &DeviceRegistration) -> Resu
     let Some(install) = installs.into_iter().next().map(|row| AppInstallId(row.id)) else {
         return Err(DieselError::NotFound);
     };
-    if r.replaces_refresh_digest.is_some() {
-        sql_query(concat!(
-            "UPDATE app_devices AS d SET app_id = $2, platform = $3, app_version = $4, device_model = $5, ",
-            "os_version = $6, locale = $7, metadata = $8, vendor_digest = COALESCE($9, d.vendor_digest), ",
-            "refresh_digest = $10, refresh_expires_at = $11, user_id = $12, identity = $13, ",
-            "latest_install_id = $14, ",
-            seen_sql!("d", "$15", "$16"),
-            " WHERE d.id = $1"
-        ))
-        .bind::<SqlUuid, _>(r.device_id.0)
-        .bind::<Text, _>(&r.app.app_id)
-        .bind::<Text, _>(r.app.platform.as_str())
-        .bind::<Text, _>(&r.app.app_version)
-        .bind::<Nullable<Text>, _>(r.app.device_model.as_deref())
-        .bind::<Nullable<Text>, _>(r.app.os_version.as_deref())
-        .bind::<Nullable<Text>, _>(r.app.locale.as_deref())
-        .bind::<Nullable<Jsonb>, _>(metadata.as_ref())
-        .bind::<Nullable<Bytea>, _>(r.vendor_digest.as_deref())
-        .bind::<Bytea, _>(&r.refresh_digest)
-        .bind::<Timestamptz, _>(r.refresh_expires_at)
-        .bind::<Nullable<SqlUuid>, _>(user_id)
-        .bind::<Text, _>(r.identity.as_str())
-        .bind::<SqlUuid, _>(install.0)
-        .bind::<Timestamptz, _>(r.now)
-        .bind::<Timestamptz, _>(gap_start)
-        .cached()
-        .execute(&mut conn)
-        .await?;
-    }
+    let user_id = r.user.as_ref().map(|u| u.id.0);
+    sql_query(concat!(
+        "UPDATE app_devices AS d SET app_id = $2, platform = $3, app_version = $4, device_model = $5, ",
+        "os_version = $6, locale = $7, metadata = $8, vendor_digest = COALESCE($9, d.vendor_digest), ",
+        "refresh_digest = $10, refresh_expires_at = $11, user_id = $12, identity = $13, ",
+        "latest_install_id = $14, ",
+        seen_sql!("d", "$15", "$16"),
+        " WHERE d.id = $1"
+    ))
+    .bind::<SqlUuid, _>(r.device_id.0)
+    .bind::<Text, _>(&r.app.app_id)
+    .bind::<Text, _>(r.app.platform.as_str())
+    .bind::<Text, _>(&r.app.app_version)
+    .bind::<Nullable<Text>, _>(r.app.device_model.as_deref())
+    .bind::<Nullable<Text>, _>(r.app.os_version.as_deref())
+    .bind::<Nullable<Text>, _>(r.app.locale.as_deref())
+    .bind::<Nullable<Jsonb>, _>(metadata.as_ref())
+    .bind::<Nullable<Bytea>, _>(r.vendor_digest.as_deref())
+    .bind::<Bytea, _>(&r.refresh_digest)
+    .bind::<Timestamptz, _>(r.refresh_expires_at)
+    .bind::<Nullable<SqlUuid>, _>(user_id)
+    .bind::<Text, _>(r.identity.as_str())
+    .bind::<SqlUuid, _>(install.0)
+    .bind::<Timestamptz, _>(r.now)
+    .bind::<Timestamptz, _>(gap_start)
+    .cached()
+    .execute(&mut conn)
+    .await?;
     Ok(Ok(install))
 }

@@ -3,7 +3,7 @@
 //! together each stand or fail alone.
 
 use futures_util::future::join_all;
-use pulse_domain::apps::models::{HeartbeatInput, RegisterInput};
+use pulse_domain::apps::models::{DeviceStatus, HeartbeatInput, RegisterInput, UserInput};
 use pulse_domain::ids::DeviceId;
 use pulse_domain::{Error, ErrorCode, Result};
 use secrecy::ExposeSecret as _;
@@ -115,11 +115,26 @@ pub async fn registers_arriving_together_each_stand_or_fail_alone<S: Store>(stor
         ..with_vendor("vendor-known")
     };
 
+    // Each new device says something of its own in every field it may, and two name a person, so
+    // a store writing the group together cannot mix their fields up.
+    let described = |i: usize| RegisterInput {
+        device_model: Some(format!("model-{i}")),
+        os_version: (i != 1).then(|| format!("os-{i}")),
+        locale: Some(["en-GB", "fr-FR", "de-DE", "es-ES"][i].to_owned()),
+        metadata: Some(serde_json::Map::from_iter([("n".to_owned(), serde_json::Value::from(format!("device-{i}")))])),
+        user: i.is_multiple_of(2).then(|| UserInput {
+            external_id: Some(format!("person-{i}")),
+            email: Some(format!("person-{i}@example.com")),
+            ..UserInput::default()
+        }),
+        ..with_vendor(&format!("vendor-{i}"))
+    };
+
     // The same device twice with one refresh token, one new device twice (one vendor id), and
     // four other new devices, all at once: the stores may write them together. Which of a pair
     // goes first is a race: the second renews the same device or is told to register again.
     let mut inputs = vec![again(), again(), with_vendor("vendor-new"), with_vendor("vendor-new")];
-    inputs.extend((0..4).map(|i| with_vendor(&format!("vendor-{i}"))));
+    inputs.extend((0..4).map(described));
     let results = join_all(inputs.into_iter().map(|input| w.apps.register(input))).await;
     let refused: Vec<ErrorCode> = results.iter().filter_map(|r| r.as_ref().err().map(Error::code)).collect();
     assert!(refused.iter().all(|code| *code == ErrorCode::Conflict), "{refused:?}");
@@ -127,4 +142,25 @@ pub async fn registers_arriving_together_each_stand_or_fail_alone<S: Store>(stor
     assert!(results[0..2].iter().any(Result::is_ok) && results[2..4].iter().any(Result::is_ok));
     let devices = w.apps.devices(&partner.principal, None, None, Some("50"), None).await.expect("a page");
     assert_eq!(devices.items.len(), 6, "the known device, one for vendor-new and four others");
+    let installs = w.apps.installs(&partner.principal, None, campaign.id, Some("50"), None).await.expect("a page");
+    for (i, result) in results[4..].iter().enumerate() {
+        let registered = result.as_ref().expect("registered");
+        let asked = described(i);
+        let device = devices.items.iter().find(|d| d.device_id == registered.device_id).expect("listed");
+        let facts = (&device.device_model, &device.os_version, &device.locale);
+        assert_eq!(facts, (&asked.device_model, &asked.os_version, &asked.locale), "device {i}");
+        assert_eq!(device.metadata, asked.metadata, "device {i}");
+        assert_eq!((device.user_id, device.identity), (registered.user_id, registered.identity), "device {i}");
+        assert_eq!(
+            (device.user_id.is_some(), device.has_email),
+            (i.is_multiple_of(2), i.is_multiple_of(2)),
+            "device {i}"
+        );
+        assert_eq!((device.app_version.as_str(), device.status), ("1.0", DeviceStatus::Active), "device {i}");
+        assert_eq!(device.activity.heartbeat_count, 0, "device {i}");
+        let install = installs.items.iter().find(|d| d.device_id == registered.device_id).expect("an install");
+        let facts = (&install.device_model, &install.os_version, &install.locale);
+        assert_eq!(facts, (&asked.device_model, &asked.os_version, &asked.locale), "install {i}");
+        assert_eq!((install.user_id, install.identity), (registered.user_id, registered.identity), "install {i}");
+    }
 }
