@@ -1,8 +1,11 @@
 //! Respondent sessions, started in groups (see `batch`): every start gathered spends its link or
-//! token, then the sessions are inserted with one multi-row statement, all in one transaction.
+//! token, then the sessions are inserted with one multi-row statement, all in one transaction. A
+//! group with nothing to spend or count (an open campaign's visitors) is one statement in all.
 
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
+use diesel::sql_query;
+use diesel::sql_types::{Array, Bool, Bytea, Integer, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use pulse_domain::Result;
@@ -16,6 +19,7 @@ use crate::apps::count_feedback;
 use crate::batch::Flush;
 use crate::error::{from_diesel, from_pool};
 use crate::schema::{campaigns, launch_keys, launch_links, sessions, spent_launch_tokens};
+use crate::statement::Cached as _;
 
 #[derive(Insertable)]
 #[diesel(table_name = sessions, check_for_backend(diesel::pg::Pg))]
@@ -93,6 +97,9 @@ impl Flush for SessionStarts {
 
     async fn flush(&self, starts: &[(NewSession, Spend)]) -> Result<Vec<StartWritten>> {
         let mut conn = self.pool.get().await.map_err(from_pool)?;
+        if starts.iter().all(|(session, spend)| plain(session, spend)) {
+            return start_plain(&mut conn, starts).await.map_err(from_diesel);
+        }
         // Links and tokens are spent, and app rows counted, in one order in every group, so two
         // groups that touch the same rows never wait for each other in a circle.
         let mut order: Vec<usize> = (0..starts.len()).collect();
@@ -103,12 +110,8 @@ impl Flush for SessionStarts {
                 let mut written = vec![StartWritten::LaunchUsed; starts.len()];
                 for index in &order {
                     let (session, spend) = &starts[*index];
-                    let state = campaigns.iter().find(|c| c.id == session.campaign_id.0);
-                    let status = state.and_then(|c| CampaignStatus::parse(&c.status));
-                    written[*index] = if status != Some(CampaignStatus::Active) {
-                        StartWritten::NotCollecting(status.unwrap_or(CampaignStatus::Closed))
-                    } else if *spend == Spend::Nothing && state.is_some_and(|c| c.require_signed) {
-                        StartWritten::SignatureRequired
+                    written[*index] = if let Some(refused) = refusal(&campaigns, session, spend) {
+                        refused
                     } else if spend_for(conn, session, spend).await? {
                         StartWritten::Started
                     } else {
@@ -135,11 +138,76 @@ impl Flush for SessionStarts {
     }
 }
 
-#[derive(Queryable)]
+#[derive(Queryable, QueryableByName)]
 struct CampaignState {
+    #[diesel(sql_type = SqlUuid)]
     id: Uuid,
+    #[diesel(sql_type = Text)]
     status: String,
+    #[diesel(sql_type = Bool)]
     require_signed: bool,
+}
+
+/// Why a start cannot be written whatever it spends, by its campaign's state now.
+fn refusal(campaigns: &[CampaignState], session: &NewSession, spend: &Spend) -> Option<StartWritten> {
+    let state = campaigns.iter().find(|c| c.id == session.campaign_id.0);
+    let status = state.and_then(|c| CampaignStatus::parse(&c.status));
+    if status != Some(CampaignStatus::Active) {
+        Some(StartWritten::NotCollecting(status.unwrap_or(CampaignStatus::Closed)))
+    } else if *spend == Spend::Nothing && state.is_some_and(|c| c.require_signed) {
+        Some(StartWritten::SignatureRequired)
+    } else {
+        None
+    }
+}
+
+/// A start that spends nothing, counts on no app row and carries no tags (an open campaign's
+/// visitor): a group of only these is written by one statement.
+fn plain(session: &NewSession, spend: &Spend) -> bool {
+    *spend == Spend::Nothing && session.attribution.is_none() && session.tags.is_empty()
+}
+
+/// Writes a group of [`plain`] starts with one statement, its own transaction: it reads the
+/// campaigns' states and inserts the sessions of those that still collect without signing, and
+/// the same states decide each start's outcome here.
+async fn start_plain(
+    conn: &mut AsyncPgConnection,
+    starts: &[(NewSession, Spend)],
+) -> Result<Vec<StartWritten>, DieselError> {
+    let rows: Vec<SessionInsert> = starts.iter().map(|(session, _)| SessionInsert::of(session.clone())).collect();
+    let campaigns: Vec<CampaignState> = sql_query(concat!(
+        "WITH states AS (SELECT id, status, require_signed FROM campaigns WHERE id = ANY($2::uuid[])), ",
+        "started AS (INSERT INTO sessions (id, campaign_id, token_digest, language, respondent_id, ",
+        "launch_link_id, launch_key_id, external_user_digest, tags, context, status, total, started_at) ",
+        "SELECT t.id, t.campaign_id, t.token_digest, t.language, t.respondent_id, t.launch_link_id, ",
+        "t.launch_key_id, t.external_user_digest, '{}', t.context, $12, t.total, t.started_at ",
+        "FROM unnest($1::uuid[], $2::uuid[], $3::bytea[], $4::text[], $5::uuid[], $6::uuid[], $7::uuid[], ",
+        "$8::bytea[], $9::jsonb[], $10::int4[], $11::timestamptz[]) AS t(id, campaign_id, token_digest, ",
+        "language, respondent_id, launch_link_id, launch_key_id, external_user_digest, context, total, ",
+        "started_at) JOIN states ON states.id = t.campaign_id ",
+        "WHERE states.status = $13 AND NOT states.require_signed) ",
+        "SELECT id, status, require_signed FROM states"
+    ))
+    .bind::<Array<SqlUuid>, _>(rows.iter().map(|r| r.id).collect::<Vec<_>>())
+    .bind::<Array<SqlUuid>, _>(rows.iter().map(|r| r.campaign_id).collect::<Vec<_>>())
+    .bind::<Array<Bytea>, _>(rows.iter().map(|r| r.token_digest.as_slice()).collect::<Vec<_>>())
+    .bind::<Array<Text>, _>(rows.iter().map(|r| r.language.as_str()).collect::<Vec<_>>())
+    .bind::<Array<Nullable<SqlUuid>>, _>(rows.iter().map(|r| r.respondent_id).collect::<Vec<_>>())
+    .bind::<Array<Nullable<SqlUuid>>, _>(rows.iter().map(|r| r.launch_link_id).collect::<Vec<_>>())
+    .bind::<Array<Nullable<SqlUuid>>, _>(rows.iter().map(|r| r.launch_key_id).collect::<Vec<_>>())
+    .bind::<Array<Nullable<Bytea>>, _>(rows.iter().map(|r| r.external_user_digest.as_deref()).collect::<Vec<_>>())
+    .bind::<Array<Jsonb>, _>(rows.iter().map(|r| &r.context).collect::<Vec<_>>())
+    .bind::<Array<Integer>, _>(rows.iter().map(|r| r.total).collect::<Vec<_>>())
+    .bind::<Array<Timestamptz>, _>(rows.iter().map(|r| r.started_at).collect::<Vec<_>>())
+    .bind::<Text, _>(SessionStatus::Started.as_str())
+    .bind::<Text, _>(CampaignStatus::Active.as_str())
+    .cached()
+    .load(conn)
+    .await?;
+    Ok(starts
+        .iter()
+        .map(|(session, spend)| refusal(&campaigns, session, spend).unwrap_or(StartWritten::Started))
+        .collect())
 }
 
 /// The status and signing rule of the group's campaigns as they are now: the service decided on a

@@ -2,7 +2,7 @@
 //! and spent tokens are remembered until they expire.
 
 use pulse_domain::ErrorCode;
-use pulse_domain::campaigns::models::{LINK_LIFETIME, LanguageTag, LaunchClaims};
+use pulse_domain::campaigns::models::{LINK_LIFETIME, LanguageTag, LaunchClaims, Transition};
 use pulse_domain::campaigns::ports::LaunchTokenCodec;
 use pulse_domain::ids::{CampaignId, LaunchLinkId, SessionId};
 use pulse_domain::sessions::models::{NewSession, Spend, StartInput, StartOutcome};
@@ -109,6 +109,37 @@ pub async fn a_start_the_store_cannot_write_fails_alone<S: Store>(store: S) {
     for other in &others {
         assert!(w.store.find_session(campaign.id, other.id).await.expect("read").is_some());
     }
+}
+
+pub async fn starts_arriving_together_are_each_answered_by_their_own_campaign<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let open = w.open_campaign(&partner).await.campaign;
+    let paused = w.open_campaign(&partner).await.campaign;
+    w.campaigns.change_status(&partner.principal, None, paused.id, Transition::Pause).await.expect("paused");
+
+    // Starts of both campaigns at once, as the service sends them after reading a copy of each
+    // from before the pause: the stores may write them together.
+    let sessions: Vec<NewSession> =
+        (0..6).map(|i| plain_session(if i % 3 == 0 { paused.id } else { open.id }, w.clock.now())).collect();
+    let results =
+        futures_util::future::join_all(sessions.iter().map(|s| w.store.start_session(s, &Spend::Nothing))).await;
+    for (session, result) in sessions.iter().zip(&results) {
+        let stored = w.store.find_session(session.campaign_id, session.id).await.expect("read");
+        if session.campaign_id == open.id {
+            assert!(result.is_ok(), "{result:?}");
+            assert!(stored.is_some(), "an open campaign's start is written");
+        } else {
+            assert_eq!(result.as_ref().map_err(|e| e.code()).expect_err("paused"), ErrorCode::CampaignNotCollecting);
+            assert!(stored.is_none(), "a paused campaign's start is not written");
+        }
+    }
+    let mut started = Vec::new();
+    for campaign in [open.id, paused.id] {
+        let overview = w.store.campaign_overview(partner.workspace, campaign).await.expect("read").expect("found");
+        started.push(overview.counts.started);
+    }
+    assert_eq!(started, [4, 0], "the funnel counts what was written");
 }
 
 pub async fn a_start_without_a_token_is_refused_once_the_campaign_requires_signing<S: Store>(store: S) {
