@@ -1,6 +1,7 @@
 //! App registrations, written in groups (see `batch`): every register that arrives while the
 //! database is busy is written in one transaction with the others, so the group shares one commit.
-//! The group's new devices, and their first installs, are inserted by one statement.
+//! The group's new devices, and their first installs, are inserted by one statement; a group of
+//! only new devices naming nobody is that one statement in all.
 
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
@@ -49,13 +50,23 @@ impl Flush for Registrations {
         devices.sort_unstable();
         devices.dedup();
         let independent = devices.len() == registrations.len();
-        let written = conn
-            .transaction::<_, DieselError, _>(async |conn| {
+        let written = if registrations.iter().all(|r| r.replaces_refresh_digest.is_none() && r.user.is_none()) {
+            // Nothing to check under a lock and nobody to write first: one statement, its own
+            // transaction.
+            let all: Vec<&DeviceRegistration> = registrations.iter().collect();
+            create_devices(&conn, &all)
+                .await
+                .map(|states| registrations.iter().map(|r| Some(created(&states, r))).collect::<Vec<_>>())
+        } else {
+            conn.transaction::<_, DieselError, _>(async |conn| {
                 let mut written: Vec<Option<Result<AppInstallId>>> = registrations.iter().map(|_| None).collect();
                 // The service checked a copy of the campaign that may predate a pause or close; a
                 // register written after one has committed finds the campaign so.
-                for (index, status) in not_collecting(conn, registrations).await? {
-                    written[index] = Some(Err(campaign_not_collecting(status)));
+                let states = campaign_states(conn, registrations).await?;
+                for (index, r) in registrations.iter().enumerate() {
+                    if let Some(status) = stopped(&states, r) {
+                        written[index] = Some(Err(campaign_not_collecting(status)));
+                    }
                 }
                 let (mut new, mut known) = (Vec::new(), Vec::new());
                 for index in order.into_iter().filter(|i| written[*i].is_none()) {
@@ -67,9 +78,11 @@ impl Flush for Registrations {
                 let conn: &AsyncPgConnection = conn;
                 if !new.is_empty() {
                     let devices: Vec<&DeviceRegistration> = new.iter().map(|i| &registrations[*i]).collect();
-                    create_devices(conn, &devices).await?;
+                    let people = devices.iter().filter_map(|r| r.user.as_ref().map(|user| upsert_user(conn, r, user)));
+                    try_join_all(people).await?;
+                    let states = create_devices(conn, &devices).await?;
                     for index in new {
-                        written[index] = Some(Ok(registrations[index].new_install_id));
+                        written[index] = Some(created(&states, &registrations[index]));
                     }
                 }
                 if independent {
@@ -85,7 +98,8 @@ impl Flush for Registrations {
                 }
                 Ok(written)
             })
-            .await;
+            .await
+        };
         match written {
             Ok(written) => Ok(written
                 .into_iter()
@@ -99,31 +113,37 @@ impl Flush for Registrations {
     }
 }
 
-/// The registers of the group whose campaign is not `ACTIVE` now, with its status.
-async fn not_collecting(
+#[derive(Queryable, QueryableByName)]
+struct CampaignState {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = Text)]
+    status: String,
+}
+
+/// The status of the group's campaigns now.
+async fn campaign_states(
     conn: &mut AsyncPgConnection,
     registrations: &[DeviceRegistration],
-) -> Result<Vec<(usize, CampaignStatus)>, DieselError> {
+) -> Result<Vec<CampaignState>, DieselError> {
     let mut ids: Vec<Uuid> = registrations.iter().map(|r| r.campaign_id.0).collect();
     ids.sort_unstable();
     ids.dedup();
-    let states: Vec<(Uuid, String)> = campaigns::table
-        .filter(campaigns::id.eq_any(ids))
-        .select((campaigns::id, campaigns::status))
-        .load(conn)
-        .await?;
-    Ok(registrations
-        .iter()
-        .enumerate()
-        .filter_map(|(index, r)| {
-            let status =
-                states.iter().find(|(id, _)| *id == r.campaign_id.0).and_then(|(_, s)| CampaignStatus::parse(s));
-            match status {
-                Some(CampaignStatus::Active) => None,
-                other => Some((index, other.unwrap_or(CampaignStatus::Closed))),
-            }
-        })
-        .collect())
+    campaigns::table.filter(campaigns::id.eq_any(ids)).select((campaigns::id, campaigns::status)).load(conn).await
+}
+
+/// The status of the campaign of `r` when it no longer collects; `None` while it does.
+fn stopped(states: &[CampaignState], r: &DeviceRegistration) -> Option<CampaignStatus> {
+    let status = states.iter().find(|c| c.id == r.campaign_id.0).and_then(|c| CampaignStatus::parse(&c.status));
+    match status {
+        Some(CampaignStatus::Active) => None,
+        other => Some(other.unwrap_or(CampaignStatus::Closed)),
+    }
+}
+
+/// What [`create_devices`] made of the new device of `r`, by the campaign states it read.
+fn created(states: &[CampaignState], r: &DeviceRegistration) -> Result<AppInstallId> {
+    stopped(states, r).map_or(Ok(r.new_install_id), |status| Err(campaign_not_collecting(status)))
 }
 
 /// A vendor id taken by a concurrent register of the same device is that register's conflict.
@@ -141,32 +161,37 @@ fn concurrent_vendor_claim(e: DieselError) -> Error {
 pub(crate) const RELEASE_VENDOR_SQL: &str = "UPDATE app_devices SET vendor_digest = NULL \
      WHERE vendor_digest = $3 AND app_id = $2 AND workspace_id IS NOT DISTINCT FROM $1 AND id <> $4";
 
-/// Creates the group's new devices and their first installs with one statement, however many
-/// there are (the people they name are written first, each in its own statement). Devices are
-/// inserted in vendor digest order, so two groups claiming the same vendor ids wait for each other
-/// in one order.
-async fn create_devices(conn: &AsyncPgConnection, new: &[&DeviceRegistration]) -> Result<(), DieselError> {
-    try_join_all(new.iter().filter_map(|r| r.user.as_ref().map(|user| upsert_user(conn, r, user)))).await?;
+/// Creates the new devices whose campaign still collects, and their first installs, with one
+/// statement however many there are, and returns the campaigns' states it read (the people the
+/// devices name are written before). Devices are inserted in vendor digest order, so two groups
+/// claiming the same vendor ids wait for each other in one order.
+async fn create_devices(
+    conn: &AsyncPgConnection,
+    new: &[&DeviceRegistration],
+) -> Result<Vec<CampaignState>, DieselError> {
     let mut new = new.to_vec();
     new.sort_by(|a, b| a.vendor_digest.cmp(&b.vendor_digest));
     let metadata: Vec<Option<serde_json::Value>> =
         new.iter().map(|r| r.app.metadata.clone().map(serde_json::Value::Object)).collect();
     sql_query(concat!(
-        "WITH input AS (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], ",
+        "WITH states AS (SELECT id, status FROM campaigns WHERE id = ANY($3::uuid[])), ",
+        "input AS (SELECT t.* FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], ",
         "$6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::jsonb[], $12::bytea[], $13::bytea[], ",
         "$14::timestamptz[], $15::uuid[], $16::text[], $17::timestamptz[]) AS t(id, workspace_id, campaign_id, ",
         "install_id, app_id, platform, app_version, device_model, os_version, locale, metadata, vendor_digest, ",
-        "refresh_digest, refresh_expires_at, user_id, identity, now)), ",
+        "refresh_digest, refresh_expires_at, user_id, identity, now) ",
+        "JOIN states ON states.id = t.campaign_id WHERE states.status = $18), ",
         "devices AS (INSERT INTO app_devices (id, workspace_id, app_id, platform, app_version, device_model, ",
         "os_version, locale, metadata, vendor_digest, status, refresh_digest, refresh_expires_at, user_id, ",
         "identity, latest_install_id, first_seen_at, last_seen_at, heartbeat_count, feedback_count, ",
         "session_count, recent_sessions) SELECT id, workspace_id, app_id, platform, app_version, device_model, ",
         "os_version, locale, metadata, vendor_digest, 'ACTIVE', refresh_digest, refresh_expires_at, user_id, ",
-        "identity, install_id, now, now, 0, 0, 1, ARRAY[now] FROM input) ",
-        "INSERT INTO app_installs (id, campaign_id, device_id, app_id, platform, app_version, device_model, ",
+        "identity, install_id, now, now, 0, 0, 1, ARRAY[now] FROM input), ",
+        "installs AS (INSERT INTO app_installs (id, campaign_id, device_id, app_id, platform, app_version, device_model, ",
         "os_version, locale, first_seen_at, last_seen_at, heartbeat_count, feedback_count, session_count, ",
         "recent_sessions) SELECT install_id, campaign_id, id, app_id, platform, app_version, device_model, ",
-        "os_version, locale, now, now, 0, 0, 1, ARRAY[now] FROM input"
+        "os_version, locale, now, now, 0, 0, 1, ARRAY[now] FROM input) ",
+        "SELECT id, status FROM states"
     ))
     .bind::<Array<SqlUuid>, _>(new.iter().map(|r| r.device_id.0).collect::<Vec<_>>())
     .bind::<Array<SqlUuid>, _>(new.iter().map(|r| r.workspace_id.0).collect::<Vec<_>>())
@@ -185,10 +210,10 @@ async fn create_devices(conn: &AsyncPgConnection, new: &[&DeviceRegistration]) -
     .bind::<Array<Nullable<SqlUuid>>, _>(new.iter().map(|r| r.user.as_ref().map(|u| u.id.0)).collect::<Vec<_>>())
     .bind::<Array<Text>, _>(new.iter().map(|r| r.identity.as_str()).collect::<Vec<_>>())
     .bind::<Array<Timestamptz>, _>(new.iter().map(|r| r.now).collect::<Vec<_>>())
+    .bind::<Text, _>(CampaignStatus::Active.as_str())
     .cached()
-    .execute(&mut { conn })
-    .await?;
-    Ok(())
+    .load(&mut { conn })
+    .await
 }
 
 /// Writes the person a register names, keeping what is stored where the register brings nothing.

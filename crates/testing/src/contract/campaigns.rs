@@ -152,6 +152,8 @@ pub async fn a_paused_or_closed_campaign_takes_no_link_start_or_register_even_fr
     }
     let counts = w.store.campaign_overview(partner.workspace, campaign.id).await.expect("read").expect("found").counts;
     assert_eq!(counts.started, 2, "one start before the pause, one after the resume");
+    let devices = w.apps.devices(&partner.principal, None, None, Some("10"), None).await.expect("a page");
+    assert_eq!(devices.items.len(), 2, "one register before the pause, one after the resume");
 }
 
 /// A change its status does not allow is refused and changes nothing; asking for the status a
