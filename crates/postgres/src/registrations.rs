@@ -3,7 +3,6 @@
 //! The group's new devices, and their first installs, are inserted by one statement; a group of
 //! only new devices naming nobody is that one statement in all.
 
-use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 use diesel::sql_query;
 use diesel::sql_types::{Array, Bool, Bytea, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
@@ -14,12 +13,11 @@ use pulse_domain::apps::models::{APP_SESSION_GAP, DeviceRegistration, DeviceStat
 use pulse_domain::campaigns::models::{CampaignStatus, not_collecting as campaign_not_collecting};
 use pulse_domain::ids::AppInstallId;
 use pulse_domain::{Error, ErrorCode, Result};
-use uuid::Uuid;
 
 use crate::apps::{IdRow, LockedDeviceRow, seen_sql};
 use crate::batch::Flush;
 use crate::error::{from_pool, violated_constraint};
-use crate::schema::campaigns;
+use crate::starts::{CampaignState, campaign_states, stopped};
 use crate::statement::Cached as _;
 
 pub(crate) struct Registrations {
@@ -60,11 +58,9 @@ impl Flush for Registrations {
         } else {
             conn.transaction::<_, DieselError, _>(async |conn| {
                 let mut written: Vec<Option<Result<AppInstallId>>> = registrations.iter().map(|_| None).collect();
-                // The service checked a copy of the campaign that may predate a pause or close; a
-                // register written after one has committed finds the campaign so.
-                let states = campaign_states(conn, registrations).await?;
+                let states = campaign_states(conn, registrations.iter().map(|r| r.campaign_id.0)).await?;
                 for (index, r) in registrations.iter().enumerate() {
-                    if let Some(status) = stopped(&states, r) {
+                    if let Some(status) = stopped(&states, r.campaign_id.0) {
                         written[index] = Some(Err(campaign_not_collecting(status)));
                     }
                 }
@@ -113,37 +109,9 @@ impl Flush for Registrations {
     }
 }
 
-#[derive(Queryable, QueryableByName)]
-struct CampaignState {
-    #[diesel(sql_type = SqlUuid)]
-    id: Uuid,
-    #[diesel(sql_type = Text)]
-    status: String,
-}
-
-/// The status of the group's campaigns now.
-async fn campaign_states(
-    conn: &mut AsyncPgConnection,
-    registrations: &[DeviceRegistration],
-) -> Result<Vec<CampaignState>, DieselError> {
-    let mut ids: Vec<Uuid> = registrations.iter().map(|r| r.campaign_id.0).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    campaigns::table.filter(campaigns::id.eq_any(ids)).select((campaigns::id, campaigns::status)).load(conn).await
-}
-
-/// The status of the campaign of `r` when it no longer collects; `None` while it does.
-fn stopped(states: &[CampaignState], r: &DeviceRegistration) -> Option<CampaignStatus> {
-    let status = states.iter().find(|c| c.id == r.campaign_id.0).and_then(|c| CampaignStatus::parse(&c.status));
-    match status {
-        Some(CampaignStatus::Active) => None,
-        other => Some(other.unwrap_or(CampaignStatus::Closed)),
-    }
-}
-
 /// What [`create_devices`] made of the new device of `r`, by the campaign states it read.
 fn created(states: &[CampaignState], r: &DeviceRegistration) -> Result<AppInstallId> {
-    stopped(states, r).map_or(Ok(r.new_install_id), |status| Err(campaign_not_collecting(status)))
+    stopped(states, r.campaign_id.0).map_or(Ok(r.new_install_id), |status| Err(campaign_not_collecting(status)))
 }
 
 /// A vendor id taken by a concurrent register of the same device is that register's conflict.
@@ -174,7 +142,7 @@ async fn create_devices(
     let metadata: Vec<Option<serde_json::Value>> =
         new.iter().map(|r| r.app.metadata.clone().map(serde_json::Value::Object)).collect();
     sql_query(concat!(
-        "WITH states AS (SELECT id, status FROM campaigns WHERE id = ANY($3::uuid[])), ",
+        "WITH states AS (SELECT id, status, require_signed FROM campaigns WHERE id = ANY($3::uuid[])), ",
         "input AS (SELECT t.* FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], ",
         "$6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::jsonb[], $12::bytea[], $13::bytea[], ",
         "$14::timestamptz[], $15::uuid[], $16::text[], $17::timestamptz[]) AS t(id, workspace_id, campaign_id, ",
@@ -191,7 +159,7 @@ async fn create_devices(
         "os_version, locale, first_seen_at, last_seen_at, heartbeat_count, feedback_count, session_count, ",
         "recent_sessions) SELECT install_id, campaign_id, id, app_id, platform, app_version, device_model, ",
         "os_version, locale, now, now, 0, 0, 1, ARRAY[now] FROM input) ",
-        "SELECT id, status FROM states"
+        "SELECT id, status, require_signed FROM states"
     ))
     .bind::<Array<SqlUuid>, _>(new.iter().map(|r| r.device_id.0).collect::<Vec<_>>())
     .bind::<Array<SqlUuid>, _>(new.iter().map(|r| r.workspace_id.0).collect::<Vec<_>>())

@@ -106,7 +106,7 @@ impl Flush for SessionStarts {
         order.sort_by_key(|i| spend_order(&starts[*i].1));
         let written = conn
             .transaction::<_, DieselError, _>(async |conn| {
-                let campaigns = campaign_states(conn, starts).await?;
+                let campaigns = campaign_states(conn, starts.iter().map(|(s, _)| s.campaign_id.0)).await?;
                 let mut written = vec![StartWritten::LaunchUsed; starts.len()];
                 for index in &order {
                     let (session, spend) = &starts[*index];
@@ -138,23 +138,31 @@ impl Flush for SessionStarts {
     }
 }
 
+/// A campaign's status and signing rule as a group writer reads them, in its own transaction.
 #[derive(Queryable, QueryableByName)]
-struct CampaignState {
+pub(crate) struct CampaignState {
     #[diesel(sql_type = SqlUuid)]
-    id: Uuid,
+    pub(crate) id: Uuid,
     #[diesel(sql_type = Text)]
-    status: String,
+    pub(crate) status: String,
     #[diesel(sql_type = Bool)]
-    require_signed: bool,
+    pub(crate) require_signed: bool,
+}
+
+/// The status of `campaign` among `states` when it no longer collects (a campaign not found is
+/// closed); `None` while it does.
+pub(crate) fn stopped(states: &[CampaignState], campaign: Uuid) -> Option<CampaignStatus> {
+    match states.iter().find(|c| c.id == campaign).and_then(|c| CampaignStatus::parse(&c.status)) {
+        Some(CampaignStatus::Active) => None,
+        other => Some(other.unwrap_or(CampaignStatus::Closed)),
+    }
 }
 
 /// Why a start cannot be written whatever it spends, by its campaign's state now.
 fn refusal(campaigns: &[CampaignState], session: &NewSession, spend: &Spend) -> Option<StartWritten> {
-    let state = campaigns.iter().find(|c| c.id == session.campaign_id.0);
-    let status = state.and_then(|c| CampaignStatus::parse(&c.status));
-    if status != Some(CampaignStatus::Active) {
-        Some(StartWritten::NotCollecting(status.unwrap_or(CampaignStatus::Closed)))
-    } else if *spend == Spend::Nothing && state.is_some_and(|c| c.require_signed) {
+    if let Some(status) = stopped(campaigns, session.campaign_id.0) {
+        Some(StartWritten::NotCollecting(status))
+    } else if *spend == Spend::Nothing && campaigns.iter().any(|c| c.id == session.campaign_id.0 && c.require_signed) {
         Some(StartWritten::SignatureRequired)
     } else {
         None
@@ -210,14 +218,14 @@ async fn start_plain(
         .collect())
 }
 
-/// The status and signing rule of the group's campaigns as they are now: the service decided on a
-/// copy of each campaign that may predate a pause, a close or `requireSigned`. A start written
-/// after a pause or close has committed finds the campaign so.
-async fn campaign_states(
+/// The status and signing rule of a group's campaigns as they are now: the service decided on a
+/// copy of each campaign that may predate a pause, a close or `requireSigned`. A start or register
+/// written after a pause or close has committed finds the campaign so.
+pub(crate) async fn campaign_states(
     conn: &mut AsyncPgConnection,
-    starts: &[(NewSession, Spend)],
+    campaigns: impl Iterator<Item = Uuid>,
 ) -> Result<Vec<CampaignState>, DieselError> {
-    let mut ids: Vec<Uuid> = starts.iter().map(|(s, _)| s.campaign_id.0).collect();
+    let mut ids: Vec<Uuid> = campaigns.collect();
     ids.sort_unstable();
     ids.dedup();
     campaigns::table
