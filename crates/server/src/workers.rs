@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 use pulse_domain::analysis::models::{ANALYSIS_BATCH, AnalysisOutcome, AnalysisSummary};
 use pulse_domain::exports::models::EXPORT_BATCH;
+use pulse_domain::ids::DeliveryId;
 use pulse_domain::outreach::models::MESSAGE_BATCH;
 use pulse_domain::webhooks::models::{AttemptSummary, CLAIM_BATCH, DELIVERIES_IN_FLIGHT};
 
@@ -107,7 +108,7 @@ pub async fn deliver_webhooks(dispatcher: Arc<ServerDispatcher>, stop: Cancellat
                     }
                     for delivery in claimed {
                         let dispatcher = Arc::clone(&dispatcher);
-                        in_flight.spawn(async move { dispatcher.attempt(&delivery).await });
+                        in_flight.spawn(async move { (delivery.id, dispatcher.attempt(&delivery).await) });
                     }
                 }
                 Err(error) => {
@@ -128,14 +129,14 @@ pub async fn deliver_webhooks(dispatcher: Arc<ServerDispatcher>, stop: Cancellat
     }
 }
 
-fn log_attempt(joined: Result<pulse_domain::Result<AttemptSummary>, JoinError>) {
+fn log_attempt(joined: Result<(DeliveryId, pulse_domain::Result<AttemptSummary>), JoinError>) {
     let outcome = match &joined {
-        Ok(Ok(a)) => a.status.as_str(),
-        Ok(Err(_)) | Err(_) => "unrecorded",
+        Ok((_, Ok(a))) => a.status.as_str(),
+        Ok((_, Err(_))) | Err(_) => "unrecorded",
     };
     metrics::counter!("pulse_webhook_attempts_total", "outcome" => outcome).increment(1);
     match joined {
-        Ok(Ok(a)) => tracing::info!(
+        Ok((_, Ok(a))) => tracing::info!(
             delivery = %a.delivery,
             event_type = a.event_type.as_str(),
             attempt = a.attempt,
@@ -146,7 +147,7 @@ fn log_attempt(joined: Result<pulse_domain::Result<AttemptSummary>, JoinError>) 
             "webhook attempt"
         ),
         // The delivery stays claimed until its lease ends, then is sent again.
-        Ok(Err(error)) => tracing::warn!(%error, "recording a webhook attempt failed"),
+        Ok((delivery, Err(error))) => tracing::warn!(%delivery, %error, "recording a webhook attempt failed"),
         Err(error) => tracing::error!(%error, "a webhook attempt panicked"),
     }
 }
