@@ -7,6 +7,7 @@
 //! is never asserted: the run fails only when a step cannot run or a workload answered no 2xx at
 //! all. Databases and the server are cleaned up by guards, also on an error or Ctrl-C.
 
+mod cpu;
 mod dispatch;
 mod paced;
 mod postgres;
@@ -22,12 +23,14 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::Parser;
 
+use crate::cpu::CpuTimes;
 use crate::paced::Schedule;
 use crate::postgres::Postgres;
-use crate::report::{Row, Run};
+use crate::report::{Row, Run, Stolen};
 use crate::seed::Http;
 use crate::server::Pulse;
 use crate::tools::say;
+use crate::workloads::Measured;
 
 /// Benchmark the pulse server's hot paths against pgbench's one-row UPDATE, in one run.
 #[derive(Debug, Parser)]
@@ -126,7 +129,20 @@ async fn run(args: Args) -> anyhow::Result<()> {
         "pgbench: one-row UPDATE, {} clients, {} threads, {} s",
         plan.connections, plan.threads, plan.duration
     ));
+    let before = CpuTimes::now();
     let tps = postgres::pgbench_run(&scratch, &plan, work.path()).await?;
+    let stolen_wrk = cpu::stolen(before, CpuTimes::now());
+    let half = if plan.smoke { paced::SMOKE_RATE } else { tps / 2.0 };
+    say(format_args!("pgbench: the same UPDATE paced at {half:.0} per second, {} s", plan.duration));
+    let before = CpuTimes::now();
+    let database_paced = postgres::pgbench_paced(&scratch, &plan, work.path(), half).await?;
+    let database_alone = Row {
+        name: "pgbench one-row UPDATE (the database alone)",
+        target: 1.0,
+        measured: Measured { per_second: tps, ..Measured::default() },
+        paced: Some(database_paced),
+        stolen: Stolen { wrk: stolen_wrk, paced: cpu::stolen(before, CpuTimes::now()) },
+    };
     drop(scratch);
 
     say(format_args!("pulse serve (PULSE_DB_POOL_SIZE={})", plan.connections));
@@ -143,7 +159,10 @@ async fn run(args: Args) -> anyhow::Result<()> {
     for workload in chosen {
         workload.probe(&http).await?;
         say(format_args!("wrk: {}, {} connections, {} s", workload.name, plan.connections, plan.duration));
+        let before = CpuTimes::now();
         let measured = workload.run(serving.base_url(), &plan, work.path()).await?;
+        let stolen_wrk = cpu::stolen(before, CpuTimes::now());
+        let before = CpuTimes::now();
         let paced = match Schedule::half_of(&measured, &plan) {
             Some(schedule) => {
                 say(format_args!("paced: {}, {:.0} req/s, {} s", workload.name, schedule.rate(), plan.duration));
@@ -154,13 +173,14 @@ async fn run(args: Args) -> anyhow::Result<()> {
                 None
             }
         };
-        rows.push(Row { name: workload.name, target: workload.target, measured, paced });
+        let stolen = Stolen { wrk: stolen_wrk, paced: cpu::stolen(before, CpuTimes::now()) };
+        rows.push(Row { name: workload.name, target: workload.target, measured, paced, stolen });
     }
     let log_tail = serving.log_tail();
     serving.stop().await;
     let dispatched = dispatch::run(&args.only, &pulse, &seeded, &plan, database.url()).await?;
 
-    let run = Run { pulse: &args.pulse, plan, tps, rows };
+    let run = Run { pulse: &args.pulse, plan, tps, database: database_alone, rows };
     tools::print(&run.render())?;
     tools::print(&dispatched)?;
 

@@ -3,10 +3,12 @@
 use std::path::Path;
 
 use anyhow::{Context as _, bail};
+use hdrhistogram::Histogram;
 use tokio::process::Command;
 use url::Url;
 
 use crate::Plan;
+use crate::paced::Paced;
 use crate::tools::{output, say};
 
 /// pgbench's scale factor: 100,000 accounts per unit.
@@ -105,6 +107,58 @@ pub async fn pgbench_run(database: &Database, plan: &Plan, dir: &Path) -> anyhow
     parse_tps(&text).with_context(|| format!("no `tps = ` in pgbench's output:\n{text}"))
 }
 
+/// The same UPDATE paced at `rate` transactions per second, open loop (`-R`), each latency counted
+/// from when it was due, as the paced workloads are: the database's own p99 at that rate on this
+/// machine, which no write path that commits can beat.
+pub async fn pgbench_paced(database: &Database, plan: &Plan, dir: &Path, rate: f64) -> anyhow::Result<Paced> {
+    let script = dir.join("update.sql");
+    tokio::fs::write(&script, update_script()).await.context("cannot write the pgbench script")?;
+    let logs = dir.join("pgbench-paced");
+    tokio::fs::create_dir_all(&logs).await.context("cannot make pgbench's log directory")?;
+    output(
+        Command::new("pgbench")
+            .args(["-n", "-c", &plan.connections.to_string(), "-j", &plan.threads.to_string()])
+            .args(["-T", &plan.duration.to_string(), "-R", &format!("{rate:.1}"), "-l", "--log-prefix"])
+            .arg(logs.join("log"))
+            .arg("-f")
+            .arg(&script)
+            .arg(database.url()),
+        "pgbench (paced)",
+    )
+    .await?;
+    let mut latencies = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).context("cannot make a histogram")?;
+    let mut files = tokio::fs::read_dir(&logs).await.context("cannot read pgbench's logs")?;
+    while let Some(file) = files.next_entry().await.context("cannot read pgbench's logs")? {
+        let text = tokio::fs::read_to_string(file.path()).await.context("cannot read a pgbench log")?;
+        for micros in due_latencies(&text) {
+            latencies.saturating_record(micros.max(1));
+        }
+    }
+    let answered = latencies.len();
+    let percentile_ms = |q: f64| (answered > 0).then(|| latencies.value_at_quantile(q) as f64 / 1_000.0);
+    Ok(Paced {
+        asked_per_second: rate,
+        per_second: answered as f64 / f64::from(plan.duration.max(1)),
+        p50_ms: percentile_ms(0.50),
+        p99_ms: percentile_ms(0.99),
+        answered,
+        non_2xx: 0,
+        no_answer: 0,
+    })
+}
+
+/// Each transaction's latency from when it was due, in microseconds, from a `-l` log of a `-R`
+/// run: a line is `client transaction time script epoch micros lag`, and `time` runs from when
+/// the transaction actually began, `lag` later than it was due.
+fn due_latencies(text: &str) -> impl Iterator<Item = u64> + '_ {
+    text.lines().filter_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let time: u64 = fields.get(2)?.parse().ok()?;
+        let lag: u64 = fields.get(6)?.parse().ok()?;
+        Some(time + lag)
+    })
+}
+
 /// The TPS pgbench printed (without the initial connection time).
 pub fn parse_tps(text: &str) -> Option<f64> {
     text.lines().find_map(|line| line.trim().strip_prefix("tps = ")?.split_whitespace().next()?.parse().ok())
@@ -121,6 +175,12 @@ mod tests {
                     initial connection time = 18.429 ms\ntps = 315.324358 (without initial connection time)\n";
         assert_eq!(parse_tps(text), Some(315.324358));
         assert_eq!(parse_tps("nothing here"), None);
+    }
+
+    #[test]
+    fn a_paced_transaction_is_late_by_its_lag_and_its_time() {
+        let log = "0 1 812 0 1764201600 123456 40\n1 1 3000 0 1764201600 123460 2500\nnot a line\n0 2 900 0 1764201600 200000\n";
+        assert_eq!(due_latencies(log).collect::<Vec<_>>(), [852, 5500], "a line without a lag is not of a paced run");
     }
 
     #[test]

@@ -16,6 +16,14 @@ pub struct Row {
     pub measured: Measured,
     /// The paced run at half wrk's rate; none when wrk reached no rate.
     pub paced: Option<Paced>,
+    pub stolen: Stolen,
+}
+
+/// The share of CPU time stolen by the hypervisor during each phase, in percent (see `cpu`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Stolen {
+    pub wrk: Option<f64>,
+    pub paced: Option<f64>,
 }
 
 /// Everything the table shows.
@@ -24,6 +32,8 @@ pub struct Run<'a> {
     pub plan: Plan,
     /// pgbench's one-row UPDATE, transactions per second.
     pub tps: f64,
+    /// The same UPDATE paced at half that rate (its `measured` holds only the TPS).
+    pub database: Row,
     pub rows: Vec<Row>,
 }
 
@@ -51,14 +61,14 @@ impl Run<'_> {
         );
         out.push_str(
             "| workload | req/s | p50 ms | p99 ms | non-2xx | ratio to pgbench TPS | target \
-             | p99 ms at half rate | target | met |\n",
+             | p99 ms at half rate | target | met | CPU stolen % |\n",
         );
-        out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
         for row in &self.rows {
             let m = &row.measured;
             let _ = writeln!(
                 out,
-                "| {} | {} | {:.1} | {:.1} | {} | {:.2} | >= {:.1} | {} | < {P99_TARGET_MS} | {} |",
+                "| {} | {} | {:.1} | {:.1} | {} | {:.2} | >= {:.1} | {} | < {P99_TARGET_MS} | {} | {} |",
                 row.name,
                 thousands(m.per_second),
                 m.p50_ms,
@@ -68,15 +78,17 @@ impl Run<'_> {
                 row.target,
                 milliseconds(row.paced.as_ref().and_then(|p| p.p99_ms)),
                 if self.met(row) { "yes" } else { "no" },
+                percent(row.stolen.wrk),
             );
         }
         let _ = writeln!(
             out,
-            "\npgbench one-row UPDATE: {} TPS (scale {PGBENCH_SCALE}, {} clients, {} threads, {} s)",
+            "\npgbench one-row UPDATE: {} TPS (scale {PGBENCH_SCALE}, {} clients, {} threads, {} s; CPU stolen {} %)",
             thousands(self.tps),
             plan.connections,
             plan.threads,
             plan.duration,
+            percent(self.database.stolen.wrk),
         );
         for row in &self.rows {
             let [connect, read, write, timeout] = row.measured.socket_errors;
@@ -102,16 +114,18 @@ impl Run<'_> {
              earlier ones were answered (at most {IN_FLIGHT} in flight), its latency counted from when it was due\n",
             plan.duration,
         );
-        out.push_str("| workload | asked req/s | answered req/s | p50 ms | p99 ms | non-2xx | no answer |\n");
-        out.push_str("|---|---:|---:|---:|---:|---:|---:|\n");
-        for row in &self.rows {
+        out.push_str(
+            "| workload | asked req/s | answered req/s | p50 ms | p99 ms | non-2xx | no answer | CPU stolen % |\n",
+        );
+        out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        for row in self.rows.iter().chain([&self.database]) {
             let Some(paced) = &row.paced else {
-                let _ = writeln!(out, "| {} | not run: wrk reached no rate | | | | | |", row.name);
+                let _ = writeln!(out, "| {} | not run: wrk reached no rate | | | | | | |", row.name);
                 continue;
             };
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
                 row.name,
                 thousands(paced.asked_per_second),
                 thousands(paced.per_second),
@@ -119,6 +133,7 @@ impl Run<'_> {
                 milliseconds(paced.p99_ms),
                 thousands(paced.non_2xx as f64),
                 thousands(paced.no_answer as f64),
+                percent(row.stolen.paced),
             );
         }
     }
@@ -144,6 +159,11 @@ fn thousands(value: f64) -> String {
         out.push(digit);
     }
     out
+}
+
+/// A share of CPU time, one decimal; `–` where it could not be read.
+fn percent(value: Option<f64>) -> String {
+    value.map_or_else(|| "–".to_owned(), |p| format!("{p:.1}"))
 }
 
 /// A latency of the paced run: two decimals, as the target is near; `–` when nothing was answered.
@@ -183,6 +203,16 @@ mod tests {
         }
     }
 
+    fn database(stolen: Option<f64>) -> Row {
+        Row {
+            name: "pgbench one-row UPDATE (the database alone)",
+            target: 1.0,
+            measured: Measured { per_second: 6250.0, ..Measured::default() },
+            paced: Some(Paced { asked_per_second: 3125.0, per_second: 3124.9, p50_ms: Some(0.7), ..paced(3.555) }),
+            stolen: Stolen { wrk: stolen, paced: stolen },
+        }
+    }
+
     #[test]
     fn the_table_shows_ratios_targets_and_errors() {
         let measured = Measured { socket_errors: [0, 0, 0, 2], ..measured(1250.0) };
@@ -191,41 +221,76 @@ mod tests {
             pulse: Path::new("target/release/pulse"),
             plan: plan(),
             tps: 6250.0,
+            database: database(Some(7.5)),
             rows: vec![
-                Row { name: "heartbeat v2", target: 1.5, measured, paced: Some(paced(4.567)) },
-                Row { name: "register (new device)", target: 1.0, measured: broken, paced: None },
+                Row {
+                    name: "heartbeat v2",
+                    target: 1.5,
+                    measured,
+                    paced: Some(paced(4.567)),
+                    stolen: Stolen { wrk: Some(12.34), paced: Some(3.0) },
+                },
+                Row {
+                    name: "register (new device)",
+                    target: 1.0,
+                    measured: broken,
+                    paced: None,
+                    stolen: Stolen::default(),
+                },
             ],
         };
         let table = run.render();
         assert!(
-            table.contains("| workload | req/s | p50 ms | p99 ms | non-2xx | ratio to pgbench TPS | target | p99 ms at half rate | target | met |\n|---|"),
+            table.contains("| workload | req/s | p50 ms | p99 ms | non-2xx | ratio to pgbench TPS | target | p99 ms at half rate | target | met | CPU stolen % |\n|---|"),
             "{table}"
         );
         assert!(
-            table.contains("| heartbeat v2 | 1,250 | 25.0 | 44.0 | 0 | 0.20 | >= 1.5 | 4.57 | < 10 | no |"),
+            table.contains("| heartbeat v2 | 1,250 | 25.0 | 44.0 | 0 | 0.20 | >= 1.5 | 4.57 | < 10 | no | 12.3 |"),
             "{table}"
         );
         assert!(
-            table.contains("| register (new device) | 0 | 0.0 | 0.0 | 10 | 0.00 | >= 1.0 | – | < 10 | no |"),
+            table.contains("| register (new device) | 0 | 0.0 | 0.0 | 10 | 0.00 | >= 1.0 | – | < 10 | no | – |"),
             "{table}"
         );
-        assert!(table.contains("pgbench one-row UPDATE: 6,250 TPS (scale 10, 32 clients, 2 threads, 15 s)"), "{table}");
+        assert!(
+            table.contains(
+                "pgbench one-row UPDATE: 6,250 TPS (scale 10, 32 clients, 2 threads, 15 s; CPU stolen 7.5 %)"
+            ),
+            "{table}"
+        );
         assert!(table.contains("wrk socket errors, heartbeat v2: connect 0, read 0, write 0, timeout 2"), "{table}");
         assert!(table.contains("Paced, open loop at half the rate wrk reached, 15 s per workload"), "{table}");
-        assert!(table.contains("| heartbeat v2 | 625 | 625 | 1.23 | 4.57 | 0 | 0 |"), "{table}");
-        assert!(table.contains("| register (new device) | not run: wrk reached no rate | | | | | |"), "{table}");
+        assert!(table.contains("| heartbeat v2 | 625 | 625 | 1.23 | 4.57 | 0 | 0 | 3.0 |"), "{table}");
+        assert!(table.contains("| register (new device) | not run: wrk reached no rate | | | | | | |"), "{table}");
+        assert!(
+            table.contains(
+                "| pgbench one-row UPDATE (the database alone) | 3,125 | 3,125 | 0.70 | 3.56 | 0 | 0 | 7.5 |"
+            ),
+            "{table}"
+        );
+        assert!(
+            !table.lines().any(|l| l.starts_with("| pgbench one-row UPDATE (the database alone) | 6,250")),
+            "the database is not a workload of the first table: {table}"
+        );
         assert_eq!(run.without_2xx(), ["register (new device)"]);
     }
 
     #[test]
     fn met_needs_the_ratio_and_the_p99_at_half_rate() {
-        let row = |name, per_second, paced| Row { name, target: 1.0, measured: measured(per_second), paced };
+        let row = |name, per_second, paced| Row {
+            name,
+            target: 1.0,
+            measured: measured(per_second),
+            paced,
+            stolen: Stolen::default(),
+        };
         let unanswered = Paced { no_answer: 3, ..paced(2.0) };
         let refused = Paced { non_2xx: 9_369, ..paced(2.0) };
         let run = Run {
             pulse: Path::new("target/release/pulse"),
             plan: Plan { smoke: true, duration: 1, ..plan() },
             tps: 1000.0,
+            database: database(None),
             rows: vec![
                 row("both", 1000.0, Some(paced(9.99))),
                 row("slow at half rate", 1000.0, Some(paced(10.0))),
@@ -244,11 +309,11 @@ mod tests {
             ("unanswered", "no"),
         ] {
             assert!(
-                table.lines().any(|l| l.starts_with(&format!("| {name} |")) && l.ends_with(&format!("| {met} |"))),
+                table.lines().any(|l| l.starts_with(&format!("| {name} |")) && l.ends_with(&format!("| {met} | – |"))),
                 "{name}: {table}"
             );
         }
-        assert!(table.contains("| unanswered | 625 | 625 | 1.23 | 2.00 | 0 | 3 |"), "{table}");
+        assert!(table.contains("| unanswered | 625 | 625 | 1.23 | 2.00 | 0 | 3 | – |"), "{table}");
         assert!(table.contains("Paced, open loop at 20 req/s, 1 s per workload"), "{table}");
         assert_eq!(run.without_2xx(), ["refused"]);
     }
