@@ -32,8 +32,8 @@ pub fn stolen(before: Option<CpuTimes>, after: Option<CpuTimes>) -> Option<f64> 
 fn parse(text: &str) -> Option<CpuTimes> {
     let line = text.lines().find(|l| l.starts_with("cpu "))?;
     let ticks: Vec<u64> = line.split_whitespace().skip(1).take(8).map(str::parse).collect::<Result<_, _>>().ok()?;
-    let [.., steal] = ticks.as_slice() else { return None };
-    (ticks.len() == 8).then(|| CpuTimes { steal: *steal, total: ticks.iter().sum() })
+    let [_, _, _, _, _, _, _, steal] = ticks.as_slice() else { return None };
+    Some(CpuTimes { steal: *steal, total: ticks.iter().sum() })
 }
 
 #[cfg(test)]

@@ -131,7 +131,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     ));
     let before = CpuTimes::now();
     let tps = postgres::pgbench_run(&scratch, &plan, work.path()).await?;
-    let stolen_wrk = cpu::stolen(before, CpuTimes::now());
+    let stolen_full_rate = cpu::stolen(before, CpuTimes::now());
     let half = if plan.smoke { paced::SMOKE_RATE } else { tps / 2.0 };
     say(format_args!("pgbench: the same UPDATE paced at {half:.0} per second, {} s", plan.duration));
     let before = CpuTimes::now();
@@ -141,7 +141,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         target: 1.0,
         measured: Measured { per_second: tps, ..Measured::default() },
         paced: Some(database_paced),
-        stolen: Stolen { wrk: stolen_wrk, paced: cpu::stolen(before, CpuTimes::now()) },
+        stolen: Stolen { full_rate: stolen_full_rate, half_rate: cpu::stolen(before, CpuTimes::now()) },
     };
     drop(scratch);
 
@@ -161,7 +161,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         say(format_args!("wrk: {}, {} connections, {} s", workload.name, plan.connections, plan.duration));
         let before = CpuTimes::now();
         let measured = workload.run(serving.base_url(), &plan, work.path()).await?;
-        let stolen_wrk = cpu::stolen(before, CpuTimes::now());
+        let stolen_full_rate = cpu::stolen(before, CpuTimes::now());
         let before = CpuTimes::now();
         let paced = match Schedule::half_of(&measured, &plan) {
             Some(schedule) => {
@@ -173,7 +173,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
                 None
             }
         };
-        let stolen = Stolen { wrk: stolen_wrk, paced: cpu::stolen(before, CpuTimes::now()) };
+        let stolen = Stolen { full_rate: stolen_full_rate, half_rate: cpu::stolen(before, CpuTimes::now()) };
         rows.push(Row { name: workload.name, target: workload.target, measured, paced, stolen });
     }
     let log_tail = serving.log_tail();

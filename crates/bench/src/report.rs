@@ -22,8 +22,10 @@ pub struct Row {
 /// The share of CPU time stolen by the hypervisor during each phase, in percent (see `cpu`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Stolen {
-    pub wrk: Option<f64>,
-    pub paced: Option<f64>,
+    /// During wrk's run (pgbench's, for the database's row).
+    pub full_rate: Option<f64>,
+    /// During the paced run.
+    pub half_rate: Option<f64>,
 }
 
 /// Everything the table shows.
@@ -78,7 +80,7 @@ impl Run<'_> {
                 row.target,
                 milliseconds(row.paced.as_ref().and_then(|p| p.p99_ms)),
                 if self.met(row) { "yes" } else { "no" },
-                percent(row.stolen.wrk),
+                percent(row.stolen.full_rate),
             );
         }
         let _ = writeln!(
@@ -88,7 +90,7 @@ impl Run<'_> {
             plan.connections,
             plan.threads,
             plan.duration,
-            percent(self.database.stolen.wrk),
+            percent(self.database.stolen.full_rate),
         );
         for row in &self.rows {
             let [connect, read, write, timeout] = row.measured.socket_errors;
@@ -133,7 +135,7 @@ impl Run<'_> {
                 milliseconds(paced.p99_ms),
                 thousands(paced.non_2xx as f64),
                 thousands(paced.no_answer as f64),
-                percent(row.stolen.paced),
+                percent(row.stolen.half_rate),
             );
         }
     }
@@ -209,7 +211,7 @@ mod tests {
             target: 1.0,
             measured: Measured { per_second: 6250.0, ..Measured::default() },
             paced: Some(Paced { asked_per_second: 3125.0, per_second: 3124.9, p50_ms: Some(0.7), ..paced(3.555) }),
-            stolen: Stolen { wrk: stolen, paced: stolen },
+            stolen: Stolen { full_rate: stolen, half_rate: stolen },
         }
     }
 
@@ -228,7 +230,7 @@ mod tests {
                     target: 1.5,
                     measured,
                     paced: Some(paced(4.567)),
-                    stolen: Stolen { wrk: Some(12.34), paced: Some(3.0) },
+                    stolen: Stolen { full_rate: Some(12.34), half_rate: Some(3.0) },
                 },
                 Row {
                     name: "register (new device)",
