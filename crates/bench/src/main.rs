@@ -26,11 +26,10 @@ use clap::Parser;
 use crate::cpu::CpuTimes;
 use crate::paced::Schedule;
 use crate::postgres::Postgres;
-use crate::report::{Row, Run, Stolen};
+use crate::report::{Pgbench, Row, Run, Stolen};
 use crate::seed::Http;
 use crate::server::Pulse;
 use crate::tools::say;
-use crate::workloads::Measured;
 
 /// Benchmark the pulse server's hot paths against pgbench's one-row UPDATE, in one run.
 #[derive(Debug, Parser)]
@@ -136,11 +135,9 @@ async fn run(args: Args) -> anyhow::Result<()> {
     say(format_args!("pgbench: the same UPDATE paced at {half:.0} per second, {} s", plan.duration));
     let before = CpuTimes::now();
     let database_paced = postgres::pgbench_paced(&scratch, &plan, work.path(), half).await?;
-    let database_alone = Row {
-        name: "pgbench one-row UPDATE (the database alone)",
-        target: 1.0,
-        measured: Measured { per_second: tps, ..Measured::default() },
-        paced: Some(database_paced),
+    let pgbench = Pgbench {
+        tps,
+        paced: database_paced,
         stolen: Stolen { full_rate: stolen_full_rate, half_rate: cpu::stolen(before, CpuTimes::now()) },
     };
     drop(scratch);
@@ -180,7 +177,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     serving.stop().await;
     let dispatched = dispatch::run(&args.only, &pulse, &seeded, &plan, database.url()).await?;
 
-    let run = Run { pulse: &args.pulse, plan, tps, database: database_alone, rows };
+    let run = Run { pulse: &args.pulse, plan, pgbench, rows };
     tools::print(&run.render())?;
     tools::print(&dispatched)?;
 

@@ -88,7 +88,30 @@ pub struct Paced {
     pub no_answer: u64,
 }
 
+/// An empty histogram of latencies in microseconds.
+pub fn latencies() -> anyhow::Result<Histogram<u64>> {
+    Histogram::new_with_bounds(LOWEST_MICROS, HIGHEST_MICROS, SIGNIFICANT_DIGITS)
+        .context("cannot make the latency histogram")
+}
+
 impl Paced {
+    /// What a run asked at `asked_per_second` measured: the `latencies` of its complete answers
+    /// (microseconds) over `span_secs`, and the answers that were not 2xx or not there.
+    pub fn of(asked_per_second: f64, latencies: &Histogram<u64>, span_secs: f64, non_2xx: u64, no_answer: u64) -> Self {
+        let answered = latencies.len();
+        let percentile_ms =
+            |quantile: f64| (answered > 0).then(|| latencies.value_at_quantile(quantile) as f64 / 1_000.0);
+        Self {
+            asked_per_second,
+            per_second: if span_secs > 0.0 { answered as f64 / span_secs } else { 0.0 },
+            p50_ms: percentile_ms(0.50),
+            p99_ms: percentile_ms(0.99),
+            answered,
+            non_2xx,
+            no_answer,
+        }
+    }
+
     /// p99 under the target, with every request answered (one without an answer was not answered
     /// in time).
     pub fn meets_target(&self) -> bool {
@@ -190,9 +213,7 @@ struct Tally {
 
 impl Tally {
     fn new() -> anyhow::Result<Self> {
-        let latencies = Histogram::new_with_bounds(LOWEST_MICROS, HIGHEST_MICROS, SIGNIFICANT_DIGITS)
-            .context("cannot make the latency histogram")?;
-        Ok(Self { latencies, non_2xx: 0, no_answer: 0, last: Duration::ZERO })
+        Ok(Self { latencies: latencies()?, non_2xx: 0, no_answer: 0, last: Duration::ZERO })
     }
 
     fn record(&mut self, outcome: &Outcome) {
@@ -210,19 +231,8 @@ impl Tally {
     }
 
     fn report(&self, schedule: &Schedule) -> Paced {
-        let answered = self.latencies.len();
-        let percentile_ms =
-            |quantile: f64| (answered > 0).then(|| self.latencies.value_at_quantile(quantile) as f64 / 1_000.0);
         let span = self.last.max(schedule.duration).as_secs_f64();
-        Paced {
-            asked_per_second: schedule.rate,
-            per_second: if span > 0.0 { answered as f64 / span } else { 0.0 },
-            p50_ms: percentile_ms(0.50),
-            p99_ms: percentile_ms(0.99),
-            answered,
-            non_2xx: self.non_2xx,
-            no_answer: self.no_answer,
-        }
+        Paced::of(schedule.rate, &self.latencies, span, self.non_2xx, self.no_answer)
     }
 }
 

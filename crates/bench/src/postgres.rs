@@ -3,12 +3,11 @@
 use std::path::Path;
 
 use anyhow::{Context as _, bail};
-use hdrhistogram::Histogram;
 use tokio::process::Command;
 use url::Url;
 
 use crate::Plan;
-use crate::paced::Paced;
+use crate::paced::{self, Paced};
 use crate::tools::{output, say};
 
 /// pgbench's scale factor: 100,000 accounts per unit.
@@ -93,17 +92,7 @@ pub fn update_script() -> String {
 
 /// Runs the one-row UPDATE for the plan's duration and answers its TPS.
 pub async fn pgbench_run(database: &Database, plan: &Plan, dir: &Path) -> anyhow::Result<f64> {
-    let script = dir.join("update.sql");
-    tokio::fs::write(&script, update_script()).await.context("cannot write the pgbench script")?;
-    let text = output(
-        Command::new("pgbench")
-            .args(["-n", "-c", &plan.connections.to_string(), "-j", &plan.threads.to_string()])
-            .args(["-T", &plan.duration.to_string(), "-f"])
-            .arg(&script)
-            .arg(database.url()),
-        "pgbench",
-    )
-    .await?;
+    let text = output(pgbench(plan, dir).await?.arg(database.url()), "pgbench").await?;
     parse_tps(&text).with_context(|| format!("no `tps = ` in pgbench's output:\n{text}"))
 }
 
@@ -111,40 +100,33 @@ pub async fn pgbench_run(database: &Database, plan: &Plan, dir: &Path) -> anyhow
 /// from when it was due, as the paced workloads are: the database's own p99 at that rate on this
 /// machine, which no write path that commits can beat.
 pub async fn pgbench_paced(database: &Database, plan: &Plan, dir: &Path, rate: f64) -> anyhow::Result<Paced> {
-    let script = dir.join("update.sql");
-    tokio::fs::write(&script, update_script()).await.context("cannot write the pgbench script")?;
     let logs = dir.join("pgbench-paced");
     tokio::fs::create_dir_all(&logs).await.context("cannot make pgbench's log directory")?;
-    output(
-        Command::new("pgbench")
-            .args(["-n", "-c", &plan.connections.to_string(), "-j", &plan.threads.to_string()])
-            .args(["-T", &plan.duration.to_string(), "-R", &format!("{rate:.1}"), "-l", "--log-prefix"])
-            .arg(logs.join("log"))
-            .arg("-f")
-            .arg(&script)
-            .arg(database.url()),
-        "pgbench (paced)",
-    )
-    .await?;
-    let mut latencies = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).context("cannot make a histogram")?;
+    let mut paced = pgbench(plan, dir).await?;
+    paced.args(["-R", &format!("{rate:.1}"), "-l", "--log-prefix"]).arg(logs.join("log")).arg(database.url());
+    output(&mut paced, "pgbench (paced)").await?;
+    let mut latencies = paced::latencies()?;
     let mut files = tokio::fs::read_dir(&logs).await.context("cannot read pgbench's logs")?;
     while let Some(file) = files.next_entry().await.context("cannot read pgbench's logs")? {
         let text = tokio::fs::read_to_string(file.path()).await.context("cannot read a pgbench log")?;
         for micros in due_latencies(&text) {
-            latencies.saturating_record(micros.max(1));
+            latencies.saturating_record(micros);
         }
     }
-    let answered = latencies.len();
-    let percentile_ms = |q: f64| (answered > 0).then(|| latencies.value_at_quantile(q) as f64 / 1_000.0);
-    Ok(Paced {
-        asked_per_second: rate,
-        per_second: answered as f64 / f64::from(plan.duration.max(1)),
-        p50_ms: percentile_ms(0.50),
-        p99_ms: percentile_ms(0.99),
-        answered,
-        non_2xx: 0,
-        no_answer: 0,
-    })
+    Ok(Paced::of(rate, &latencies, f64::from(plan.duration), 0, 0))
+}
+
+/// pgbench running the script (written to `dir`) with the plan's clients, threads and duration;
+/// the caller adds its own options, then the database.
+async fn pgbench(plan: &Plan, dir: &Path) -> anyhow::Result<Command> {
+    let script = dir.join("update.sql");
+    tokio::fs::write(&script, update_script()).await.context("cannot write the pgbench script")?;
+    let mut command = Command::new("pgbench");
+    command
+        .args(["-n", "-c", &plan.connections.to_string(), "-j", &plan.threads.to_string()])
+        .args(["-T", &plan.duration.to_string(), "-f"])
+        .arg(&script);
+    Ok(command)
 }
 
 /// Each transaction's latency from when it was due, in microseconds, from a `-l` log of a `-R`

@@ -22,26 +22,36 @@ pub struct Row {
 /// The share of CPU time stolen by the hypervisor during each phase, in percent (see `cpu`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Stolen {
-    /// During wrk's run (pgbench's, for the database's row).
+    /// During the run at full rate: wrk's, or pgbench's.
     pub full_rate: Option<f64>,
     /// During the paced run.
     pub half_rate: Option<f64>,
 }
 
+/// pgbench's one-row UPDATE: the database alone.
+pub struct Pgbench {
+    /// Transactions per second at full rate.
+    pub tps: f64,
+    /// The same UPDATE paced at half that rate.
+    pub paced: Paced,
+    pub stolen: Stolen,
+}
+
+/// The paced table's line of the database alone.
+const PGBENCH_PACED: &str = "pgbench one-row UPDATE (the database alone)";
+
 /// Everything the table shows.
 pub struct Run<'a> {
     pub pulse: &'a Path,
     pub plan: Plan,
-    /// pgbench's one-row UPDATE, transactions per second.
-    pub tps: f64,
-    /// The same UPDATE paced at half that rate (its `measured` holds only the TPS).
-    pub database: Row,
+    pub pgbench: Pgbench,
     pub rows: Vec<Row>,
 }
 
 impl Run<'_> {
     fn ratio(&self, row: &Row) -> f64 {
-        if self.tps > 0.0 { row.measured.per_second / self.tps } else { 0.0 }
+        let tps = self.pgbench.tps;
+        if tps > 0.0 { row.measured.per_second / tps } else { 0.0 }
     }
 
     /// Both targets: the ratio, and the p99 at half the rate.
@@ -86,11 +96,11 @@ impl Run<'_> {
         let _ = writeln!(
             out,
             "\npgbench one-row UPDATE: {} TPS (scale {PGBENCH_SCALE}, {} clients, {} threads, {} s; CPU stolen {} %)",
-            thousands(self.tps),
+            thousands(self.pgbench.tps),
             plan.connections,
             plan.threads,
             plan.duration,
-            percent(self.database.stolen.full_rate),
+            percent(self.pgbench.stolen.full_rate),
         );
         for row in &self.rows {
             let [connect, read, write, timeout] = row.measured.socket_errors;
@@ -120,24 +130,15 @@ impl Run<'_> {
             "| workload | asked req/s | answered req/s | p50 ms | p99 ms | non-2xx | no answer | CPU stolen % |\n",
         );
         out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|\n");
-        for row in self.rows.iter().chain([&self.database]) {
-            let Some(paced) = &row.paced else {
-                let _ = writeln!(out, "| {} | not run: wrk reached no rate | | | | | | |", row.name);
-                continue;
-            };
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} |",
-                row.name,
-                thousands(paced.asked_per_second),
-                thousands(paced.per_second),
-                milliseconds(paced.p50_ms),
-                milliseconds(paced.p99_ms),
-                thousands(paced.non_2xx as f64),
-                thousands(paced.no_answer as f64),
-                percent(row.stolen.half_rate),
-            );
+        for row in &self.rows {
+            match &row.paced {
+                Some(paced) => paced_line(out, row.name, paced, row.stolen.half_rate),
+                None => {
+                    let _ = writeln!(out, "| {} | not run: wrk reached no rate | | | | | | |", row.name);
+                }
+            }
         }
+        paced_line(out, PGBENCH_PACED, &self.pgbench.paced, self.pgbench.stolen.half_rate);
     }
 
     /// The workloads that answered no 2xx at all, to wrk or to the paced run.
@@ -148,6 +149,20 @@ impl Run<'_> {
             .map(|row| row.name)
             .collect()
     }
+}
+
+fn paced_line(out: &mut String, name: &str, paced: &Paced, stolen: Option<f64>) {
+    let _ = writeln!(
+        out,
+        "| {name} | {} | {} | {} | {} | {} | {} | {} |",
+        thousands(paced.asked_per_second),
+        thousands(paced.per_second),
+        milliseconds(paced.p50_ms),
+        milliseconds(paced.p99_ms),
+        thousands(paced.non_2xx as f64),
+        thousands(paced.no_answer as f64),
+        percent(stolen),
+    );
 }
 
 /// A whole number with thousands separators: `1,250`.
@@ -205,12 +220,10 @@ mod tests {
         }
     }
 
-    fn database(stolen: Option<f64>) -> Row {
-        Row {
-            name: "pgbench one-row UPDATE (the database alone)",
-            target: 1.0,
-            measured: Measured { per_second: 6250.0, ..Measured::default() },
-            paced: Some(Paced { asked_per_second: 3125.0, per_second: 3124.9, p50_ms: Some(0.7), ..paced(3.555) }),
+    fn pgbench(tps: f64, stolen: Option<f64>) -> Pgbench {
+        Pgbench {
+            tps,
+            paced: Paced { asked_per_second: tps / 2.0, per_second: tps / 2.0, p50_ms: Some(0.7), ..paced(3.555) },
             stolen: Stolen { full_rate: stolen, half_rate: stolen },
         }
     }
@@ -222,8 +235,7 @@ mod tests {
         let run = Run {
             pulse: Path::new("target/release/pulse"),
             plan: plan(),
-            tps: 6250.0,
-            database: database(Some(7.5)),
+            pgbench: pgbench(6250.0, Some(7.5)),
             rows: vec![
                 Row {
                     name: "heartbeat v2",
@@ -270,10 +282,6 @@ mod tests {
             ),
             "{table}"
         );
-        assert!(
-            !table.lines().any(|l| l.starts_with("| pgbench one-row UPDATE (the database alone) | 6,250")),
-            "the database is not a workload of the first table: {table}"
-        );
         assert_eq!(run.without_2xx(), ["register (new device)"]);
     }
 
@@ -291,8 +299,7 @@ mod tests {
         let run = Run {
             pulse: Path::new("target/release/pulse"),
             plan: Plan { smoke: true, duration: 1, ..plan() },
-            tps: 1000.0,
-            database: database(None),
+            pgbench: pgbench(1000.0, None),
             rows: vec![
                 row("both", 1000.0, Some(paced(9.99))),
                 row("slow at half rate", 1000.0, Some(paced(10.0))),
