@@ -3,6 +3,7 @@
 //! The group's new devices, and their first installs, are inserted by one statement; a group of
 //! only new devices naming nobody is that one statement in all.
 
+use diesel::QueryableByName;
 use diesel::result::Error as DieselError;
 use diesel::sql_query;
 use diesel::sql_types::{Array, Bool, Bytea, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
@@ -13,6 +14,7 @@ use pulse_domain::apps::models::{APP_SESSION_GAP, DeviceRegistration, DeviceStat
 use pulse_domain::campaigns::models::{CampaignStatus, not_collecting as campaign_not_collecting};
 use pulse_domain::ids::AppInstallId;
 use pulse_domain::{Error, ErrorCode, Result};
+use uuid::Uuid;
 
 use crate::apps::{IdRow, LockedDeviceRow, seen_sql};
 use crate::batch::Flush;
@@ -54,7 +56,7 @@ impl Flush for Registrations {
             let all: Vec<&DeviceRegistration> = registrations.iter().collect();
             create_devices(&conn, &all)
                 .await
-                .map(|states| registrations.iter().map(|r| Some(created(&states, r))).collect::<Vec<_>>())
+                .map(|made| registrations.iter().map(|r| Some(made.outcome(r))).collect::<Vec<_>>())
         } else {
             conn.transaction::<_, DieselError, _>(async |conn| {
                 let mut written: Vec<Option<Result<AppInstallId>>> = registrations.iter().map(|_| None).collect();
@@ -76,9 +78,9 @@ impl Flush for Registrations {
                     let devices: Vec<&DeviceRegistration> = new.iter().map(|i| &registrations[*i]).collect();
                     let people = devices.iter().filter_map(|r| r.user.as_ref().map(|user| upsert_user(conn, r, user)));
                     try_join_all(people).await?;
-                    let states = create_devices(conn, &devices).await?;
+                    let made = create_devices(conn, &devices).await?;
                     for index in new {
-                        written[index] = Some(created(&states, &registrations[index]));
+                        written[index] = Some(made.outcome(&registrations[index]));
                     }
                 }
                 if independent {
@@ -109,17 +111,48 @@ impl Flush for Registrations {
     }
 }
 
-/// What [`create_devices`] made of the new device of `r`, by the campaign states it read.
-fn created(states: &[CampaignState], r: &DeviceRegistration) -> Result<AppInstallId> {
-    stopped(states, r.campaign_id.0).map_or(Ok(r.new_install_id), |status| Err(campaign_not_collecting(status)))
+/// A row of [`create_devices`]'s answer: a campaign's state, and the ids of every device created.
+#[derive(QueryableByName)]
+struct CreatedRow {
+    #[diesel(embed)]
+    state: CampaignState,
+    #[diesel(sql_type = Array<SqlUuid>)]
+    devices: Vec<Uuid>,
+}
+
+/// What [`create_devices`] read and wrote.
+struct Made {
+    states: Vec<CampaignState>,
+    devices: Vec<Uuid>,
+}
+
+impl Made {
+    fn from_rows(mut rows: Vec<CreatedRow>) -> Self {
+        let devices = rows.first_mut().map(|row| std::mem::take(&mut row.devices)).unwrap_or_default();
+        Self { states: rows.into_iter().map(|row| row.state).collect(), devices }
+    }
+
+    /// What became of the new device of `r`: created, refused by its campaign's state, or not
+    /// created because its vendor id is taken.
+    fn outcome(&self, r: &DeviceRegistration) -> Result<AppInstallId> {
+        if let Some(status) = stopped(&self.states, r.campaign_id.0) {
+            Err(campaign_not_collecting(status))
+        } else if self.devices.contains(&r.device_id.0) {
+            Ok(r.new_install_id)
+        } else {
+            Err(vendor_taken())
+        }
+    }
+}
+
+fn vendor_taken() -> Error {
+    Error::refused(ErrorCode::Conflict, "a concurrent register of this device went first; register again")
 }
 
 /// A vendor id taken by a concurrent register of the same device is that register's conflict.
 fn concurrent_vendor_claim(e: DieselError) -> Error {
     match violated_constraint(&e) {
-        Some((_, c)) if c == "app_devices_vendor" => {
-            Error::refused(ErrorCode::Conflict, "a concurrent register of this device went first; register again")
-        }
+        Some((_, c)) if c == "app_devices_vendor" => vendor_taken(),
         _ => crate::error::from_diesel(e),
     }
 }
@@ -129,14 +162,12 @@ fn concurrent_vendor_claim(e: DieselError) -> Error {
 pub(crate) const RELEASE_VENDOR_SQL: &str = "UPDATE app_devices SET vendor_digest = NULL \
      WHERE vendor_digest = $3 AND app_id = $2 AND workspace_id IS NOT DISTINCT FROM $1 AND id <> $4";
 
-/// Creates the new devices whose campaign still collects, and their first installs, with one
-/// statement however many there are, and returns the campaigns' states it read (the people the
-/// devices name are written before). Devices are inserted in vendor digest order, so two groups
-/// claiming the same vendor ids wait for each other in one order.
-async fn create_devices(
-    conn: &AsyncPgConnection,
-    new: &[&DeviceRegistration],
-) -> Result<Vec<CampaignState>, DieselError> {
+/// Creates the new devices whose campaign still collects and whose vendor id is free, and their
+/// first installs, with one statement however many there are, and returns the campaigns' states it
+/// read and the devices it created (the people the devices name are written before). A device whose
+/// vendor id is taken is left out, and so is its install; the others stand. Devices are inserted in
+/// vendor digest order, so two groups claiming the same vendor ids wait for each other in one order.
+async fn create_devices(conn: &AsyncPgConnection, new: &[&DeviceRegistration]) -> Result<Made, DieselError> {
     let mut new = new.to_vec();
     new.sort_by(|a, b| a.vendor_digest.cmp(&b.vendor_digest));
     let metadata: Vec<Option<serde_json::Value>> =
@@ -154,12 +185,13 @@ async fn create_devices(
         "identity, latest_install_id, first_seen_at, last_seen_at, heartbeat_count, feedback_count, ",
         "session_count, recent_sessions) SELECT id, workspace_id, app_id, platform, app_version, device_model, ",
         "os_version, locale, metadata, vendor_digest, 'ACTIVE', refresh_digest, refresh_expires_at, user_id, ",
-        "identity, install_id, now, now, 0, 0, 1, ARRAY[now] FROM input), ",
+        "identity, install_id, now, now, 0, 0, 1, ARRAY[now] FROM input ",
+        "ON CONFLICT (vendor_digest, app_id, workspace_id) WHERE vendor_digest IS NOT NULL DO NOTHING RETURNING id), ",
         "installs AS (INSERT INTO app_installs (id, campaign_id, device_id, app_id, platform, app_version, device_model, ",
         "os_version, locale, first_seen_at, last_seen_at, heartbeat_count, feedback_count, session_count, ",
         "recent_sessions) SELECT install_id, campaign_id, id, app_id, platform, app_version, device_model, ",
-        "os_version, locale, now, now, 0, 0, 1, ARRAY[now] FROM input) ",
-        "SELECT id, status, require_signed FROM states"
+        "os_version, locale, now, now, 0, 0, 1, ARRAY[now] FROM input WHERE id IN (SELECT id FROM devices)) ",
+        "SELECT id, status, require_signed, ARRAY(SELECT id FROM devices) AS devices FROM states"
     ))
     .bind::<Array<SqlUuid>, _>(new.iter().map(|r| r.device_id.0).collect::<Vec<_>>())
     .bind::<Array<SqlUuid>, _>(new.iter().map(|r| r.workspace_id.0).collect::<Vec<_>>())
@@ -182,6 +214,7 @@ async fn create_devices(
     .cached()
     .load(&mut { conn })
     .await
+    .map(Made::from_rows)
 }
 
 /// Writes the person a register names, keeping what is stored where the register brings nothing.

@@ -48,10 +48,12 @@ pub trait AppRepository: Send + Sync + 'static {
     /// install's id.
     ///
     /// # Errors
-    /// `Conflict` when the device no longer holds `replaces_refresh_digest`, or a new device's
-    /// vendor id was taken meanwhile (a concurrent register won); `InstallBlocked` when the device
-    /// was blocked meanwhile; `CampaignNotCollecting` when the campaign is no longer `ACTIVE`
-    /// when the register is written (nothing of it is stored); `Internal`/`Unavailable` otherwise.
+    /// `Conflict` when the device no longer holds `replaces_refresh_digest`, or when a new device's
+    /// vendor id is taken by a device of the same app and workspace (stored before, or by a
+    /// concurrent register): nothing of the register is stored, so it can be written again as a
+    /// register of that device; `InstallBlocked` when the device was blocked meanwhile;
+    /// `CampaignNotCollecting` when the campaign is no longer `ACTIVE` when the register is written
+    /// (nothing of it is stored); `Internal`/`Unavailable` otherwise.
     fn save_registration(
         &self,
         registration: &DeviceRegistration,

@@ -32,6 +32,13 @@ const ACCESS_TOKEN_CONTEXT: &[u8] = b"pulse/device-access-token/v1";
 
 const INSTALL_ID_CONTEXT: &[u8] = b"pulse/install-id/v1";
 
+/// Who a register is about: a known device (or a new one), and the person it names.
+struct Registering {
+    device: Option<DeviceRecord>,
+    identity: Identity,
+    user: Option<UserRegistration>,
+}
+
 /// What a sealed token carries: two ids and an expiry.
 struct TokenBody {
     first: Uuid,
@@ -162,6 +169,17 @@ where
         }
         let now = self.clock.now();
         let vendor_digest = vendor.map(|v| self.vendor_digest(&app.app_id, &v));
+        let claims_device = claimed_device.is_some() && input.refresh_token.is_some();
+        // An app's first register (a vendor id, no device claimed, nobody named) is written as a
+        // new device at once, without looking its vendor id up first: one round trip fewer. Only
+        // when the store finds the vendor id taken is the device looked up and registered again.
+        if vendor_digest.is_some() && user.is_none() && !claims_device {
+            let new_device = Registering { device: None, identity: Identity::Anonymous, user: None };
+            match self.write_registration(&campaign, new_device, vendor_digest.clone(), app.clone(), now).await {
+                Err(e) if e.code() == ErrorCode::Conflict => {}
+                written => return written,
+            }
+        }
         let device = self
             .existing_device(
                 campaign.workspace_id,
@@ -182,6 +200,20 @@ where
                 (if registration.verified { Identity::Verified } else { Identity::SelfDeclared }, Some(registration))
             }
         };
+        self.write_registration(&campaign, Registering { device, identity, user }, vendor_digest, app, now).await
+    }
+
+    /// Stores a register of `campaign` with a new refresh token: of `registering.device`, or of a
+    /// new device when that is `None`.
+    async fn write_registration(
+        &self,
+        campaign: &Campaign,
+        registering: Registering,
+        vendor_digest: Option<Vec<u8>>,
+        app: AppFacts,
+        now: OffsetDateTime,
+    ) -> Result<Registration> {
+        let Registering { device, identity, user } = registering;
         let refresh_token = self.crypto.random_base62(REFRESH_TOKEN_LEN);
         let refresh_expires_at = now + REFRESH_TOKEN_IDLE_LIFETIME;
         let device_id = device.as_ref().map_or_else(DeviceId::new_random, |d| d.id);

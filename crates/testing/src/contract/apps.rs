@@ -1,10 +1,14 @@
 //! `AppRepository`: device pages follow registration order and stay whole under inserts;
 //! heartbeats arriving together are each counted once and rated in turn; registers arriving
-//! together each stand or fail alone.
+//! together each stand or fail alone; a new device whose vendor id is taken is refused and writes
+//! nothing.
 
 use futures_util::future::join_all;
-use pulse_domain::apps::models::{DeviceStatus, HeartbeatInput, RegisterInput, UserInput};
-use pulse_domain::ids::DeviceId;
+use pulse_domain::apps::models::{
+    AppFacts, AppPlatform, DeviceRegistration, DeviceStatus, HeartbeatInput, Identity, RegisterInput, UserInput,
+};
+use pulse_domain::ids::{AppInstallId, DeviceId};
+use pulse_domain::shared::clock::Clock as _;
 use pulse_domain::{Error, ErrorCode, Result};
 use secrecy::ExposeSecret as _;
 
@@ -163,4 +167,71 @@ pub async fn registers_arriving_together_each_stand_or_fail_alone<S: Store>(stor
         assert_eq!(facts, (&asked.device_model, &asked.os_version, &asked.locale), "install {i}");
         assert_eq!((install.user_id, install.identity), (registered.user_id, registered.identity), "install {i}");
     }
+}
+
+/// The service writes an app's first register without looking its vendor id up, and looks the
+/// device up only when the store refuses the vendor id as taken: the store must refuse exactly
+/// that device, store nothing of it, and write the others that arrive with it.
+pub async fn a_new_device_whose_vendor_id_is_taken_is_refused_and_writes_nothing<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let campaign = w.open_campaign(&partner).await.campaign;
+    let now = w.clock.now();
+    let new_device = |vendor: &[u8], refresh: &[u8]| DeviceRegistration {
+        workspace_id: partner.workspace,
+        campaign_id: campaign.id,
+        device_id: DeviceId::new_random(),
+        replaces_refresh_digest: None,
+        new_install_id: AppInstallId::new_random(),
+        vendor_digest: Some(vendor.to_vec()),
+        app: AppFacts {
+            app_id: "com.acme.shop".into(),
+            platform: AppPlatform::Android,
+            app_version: "1.0".into(),
+            device_model: None,
+            os_version: None,
+            locale: None,
+            metadata: None,
+        },
+        user: None,
+        identity: Identity::Anonymous,
+        refresh_digest: refresh.to_vec(),
+        refresh_expires_at: now + time::Duration::days(30),
+        now,
+    };
+    let known = new_device(b"vendor-known", b"refresh-known");
+    w.store.save_registration(&known).await.expect("the first device of the vendor id");
+
+    // The taken vendor id twice, among new devices with free ones, all at once: a store may write
+    // them together.
+    let same_app_elsewhere = DeviceRegistration {
+        app: AppFacts { app_id: "com.acme.other".into(), ..known.app.clone() },
+        ..new_device(b"vendor-known", b"refresh-other-app")
+    };
+    let inputs = [
+        new_device(b"vendor-known", b"refresh-taken-1"),
+        new_device(b"vendor-1", b"refresh-1"),
+        new_device(b"vendor-known", b"refresh-taken-2"),
+        new_device(b"vendor-2", b"refresh-2"),
+        same_app_elsewhere,
+    ];
+    let results = join_all(inputs.iter().map(|r| w.store.save_registration(r))).await;
+    for taken in [0, 2] {
+        let code = results[taken].as_ref().err().map(Error::code);
+        assert_eq!(code, Some(ErrorCode::Conflict), "register {taken} claims a taken vendor id");
+        let stored = w.store.find_device(partner.workspace, inputs[taken].device_id).await.expect("a read");
+        assert!(stored.is_none(), "register {taken} stored no device");
+    }
+    for free in [1, 3, 4] {
+        assert_eq!(results[free].as_ref().ok(), Some(&inputs[free].new_install_id), "register {free} stands");
+    }
+    let kept = w.store.find_device(partner.workspace, known.device_id).await.expect("a read").expect("kept");
+    assert_eq!(kept.refresh_digest, b"refresh-known", "the device holding the vendor id is untouched");
+    let installs = w.apps.installs(&partner.principal, None, campaign.id, Some("50"), None).await.expect("a page");
+    let mut owners: Vec<DeviceId> = installs.items.iter().map(|i| i.device_id).collect();
+    owners.sort_by_key(|d| d.0);
+    let mut expected: Vec<DeviceId> =
+        [&known, &inputs[1], &inputs[3], &inputs[4]].iter().map(|r| r.device_id).collect();
+    expected.sort_by_key(|d| d.0);
+    assert_eq!(owners, expected, "an install for each device stored, none for the refused");
 }

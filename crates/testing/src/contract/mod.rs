@@ -330,6 +330,7 @@ macro_rules! contract_suite {
                 device_pages_keep_registration_order_while_devices_arrive,
                 heartbeats_arriving_together_are_each_counted_once_and_rated_in_turn,
                 registers_arriving_together_each_stand_or_fail_alone,
+                a_new_device_whose_vendor_id_is_taken_is_refused_and_writes_nothing,
             }
             analysis {
                 a_finished_sessions_job_is_claimed_once_per_lease_and_released_by_its_holder,
