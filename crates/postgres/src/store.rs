@@ -45,13 +45,15 @@ pub struct PgStore {
     pub(crate) attempt_records: Arc<GroupCommit<AttemptRecords>>,
 }
 
-/// Heartbeats, links and sessions are small rows: a group of a few hundred is still one short
-/// statement (a start that spends a link or token adds one more). Two groups in flight keep the
-/// database busy while the next one gathers.
-const HEARTBEAT_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
-const LINK_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
-const START_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
-const REGISTRATION_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
+/// Heartbeats, links, sessions and new devices are small rows: a group of a few hundred is still
+/// one short statement (a start that spends a link or token adds one more). One group of a kind is
+/// in flight at a time: a second one's commit only waited for the first's WAL flush and then
+/// flushed again, while the requests it took would have joined the next, larger group
+/// (docs/performance.md, "one group in flight").
+const HEARTBEAT_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 1 };
+const LINK_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 1 };
+const START_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 1 };
+const REGISTRATION_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 1 };
 /// A webhook worker keeps hundreds of attempts going; a group holds what they answered meanwhile.
 const ATTEMPT_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
 
