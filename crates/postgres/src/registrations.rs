@@ -79,6 +79,12 @@ impl Flush for Registrations {
                     let people = devices.iter().filter_map(|r| r.user.as_ref().map(|user| upsert_user(conn, r, user)));
                     try_join_all(people).await?;
                     let made = create_devices(conn, &devices).await?;
+                    // A person is written before the device naming them. A device left out for its
+                    // taken vendor id must not leave its person behind: the group is undone, and
+                    // its registers are written again one by one.
+                    if devices.iter().any(|r| r.user.is_some() && made.vendor_taken(r)) {
+                        return Err(DieselError::RollbackTransaction);
+                    }
                     for index in new {
                         written[index] = Some(made.outcome(&registrations[index]));
                     }
@@ -103,6 +109,7 @@ impl Flush for Registrations {
                 .into_iter()
                 .map(|w| w.unwrap_or_else(|| Err(Error::internal("a registration of the group was not written"))))
                 .collect()),
+            Err(DieselError::RollbackTransaction) if registrations.len() == 1 => Ok(vec![Err(vendor_taken_error())]),
             Err(e) if registrations.len() == 1 => Ok(vec![Err(concurrent_vendor_claim(e))]),
             // Nothing of the group was written: each is written again alone (see `batch`), so a
             // register the database refuses fails by itself.
@@ -137,22 +144,27 @@ impl Made {
     fn outcome(&self, r: &DeviceRegistration) -> Result<AppInstallId> {
         if let Some(status) = stopped(&self.states, r.campaign_id.0) {
             Err(campaign_not_collecting(status))
-        } else if self.devices.contains(&r.device_id.0) {
-            Ok(r.new_install_id)
+        } else if self.vendor_taken(r) {
+            Err(vendor_taken_error())
         } else {
-            Err(vendor_taken())
+            Ok(r.new_install_id)
         }
+    }
+
+    /// Whether the new device of `r` was left out because its vendor id is taken.
+    fn vendor_taken(&self, r: &DeviceRegistration) -> bool {
+        stopped(&self.states, r.campaign_id.0).is_none() && !self.devices.contains(&r.device_id.0)
     }
 }
 
-fn vendor_taken() -> Error {
+fn vendor_taken_error() -> Error {
     Error::refused(ErrorCode::Conflict, "a concurrent register of this device went first; register again")
 }
 
 /// A vendor id taken by a concurrent register of the same device is that register's conflict.
 fn concurrent_vendor_claim(e: DieselError) -> Error {
     match violated_constraint(&e) {
-        Some((_, c)) if c == "app_devices_vendor" => vendor_taken(),
+        Some((_, c)) if c == "app_devices_vendor" => vendor_taken_error(),
         _ => crate::error::from_diesel(e),
     }
 }

@@ -6,8 +6,9 @@
 use futures_util::future::join_all;
 use pulse_domain::apps::models::{
     AppFacts, AppPlatform, DeviceRegistration, DeviceStatus, HeartbeatInput, Identity, RegisterInput, UserInput,
+    UserRegistration,
 };
-use pulse_domain::ids::{AppInstallId, DeviceId};
+use pulse_domain::ids::{AppInstallId, AppUserId, DeviceId};
 use pulse_domain::shared::clock::Clock as _;
 use pulse_domain::{Error, ErrorCode, Result};
 use secrecy::ExposeSecret as _;
@@ -202,11 +203,23 @@ pub async fn a_new_device_whose_vendor_id_is_taken_is_refused_and_writes_nothing
     let known = new_device(b"vendor-known", b"refresh-known");
     w.store.save_registration(&known).await.expect("the first device of the vendor id");
 
-    // The taken vendor id twice, among new devices with free ones, all at once: a store may write
-    // them together.
+    // The taken vendor id three times (once naming a person), among new devices with free ones,
+    // all at once: a store may write them together.
     let same_app_elsewhere = DeviceRegistration {
         app: AppFacts { app_id: "com.acme.other".into(), ..known.app.clone() },
         ..new_device(b"vendor-known", b"refresh-other-app")
+    };
+    let person = UserRegistration {
+        id: AppUserId::new_random(),
+        has_external_id: true,
+        email_sealed: Some(b"sealed email".to_vec()),
+        phone_sealed: None,
+        verified: false,
+    };
+    let naming_a_person = DeviceRegistration {
+        user: Some(person.clone()),
+        identity: Identity::SelfDeclared,
+        ..new_device(b"vendor-known", b"refresh-taken-3")
     };
     let inputs = [
         new_device(b"vendor-known", b"refresh-taken-1"),
@@ -214,9 +227,12 @@ pub async fn a_new_device_whose_vendor_id_is_taken_is_refused_and_writes_nothing
         new_device(b"vendor-known", b"refresh-taken-2"),
         new_device(b"vendor-2", b"refresh-2"),
         same_app_elsewhere,
+        naming_a_person,
     ];
     let results = join_all(inputs.iter().map(|r| w.store.save_registration(r))).await;
-    for taken in [0, 2] {
+    let stored = w.store.find_app_user(partner.workspace, person.id).await.expect("a read");
+    assert_eq!(stored, None, "a refused register stores nobody it names");
+    for taken in [0, 2, 5] {
         let code = results[taken].as_ref().err().map(Error::code);
         assert_eq!(code, Some(ErrorCode::Conflict), "register {taken} claims a taken vendor id");
         let stored = w.store.find_device(partner.workspace, inputs[taken].device_id).await.expect("a read");
