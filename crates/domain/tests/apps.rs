@@ -94,6 +94,28 @@ fn a_register_rotates_the_refresh_token_and_a_blocked_device_is_refused() {
     assert_eq!(code_of(block_on(w.apps.set_device_status(unknown, DeviceStatus::Active))), ErrorCode::NotFound);
 }
 
+/// An app's first register is written without looking its vendor id up; when the store finds the
+/// id taken, the register is of the device holding it, exactly as if it had been looked up.
+#[test]
+fn a_register_by_a_known_vendor_id_renews_that_device_and_a_blocked_one_is_refused() {
+    let w = world();
+    let p = partner(&w, true);
+    let campaign = active_open(&w, &p).campaign;
+    let by_vendor = || RegisterInput { vendor_device_id: Some("vendor-1".into()), ..register_input(&campaign.code) };
+    let first = register(&w, by_vendor()).expect("register");
+    let reinstalled = register(&w, by_vendor()).expect("register again, without tokens");
+    assert_eq!(reinstalled.device_id, first.device_id);
+    assert_eq!(code_of(block_on(w.apps.heartbeat(v2_beat(&first)))), ErrorCode::DeviceAuthInvalid);
+    block_on(w.apps.heartbeat(v2_beat(&reinstalled))).expect("the new refresh token works");
+    let other_app = register(&w, RegisterInput { app_id: "com.acme.other".into(), ..by_vendor() }).expect("register");
+    assert_ne!(other_app.device_id, first.device_id, "a vendor id is per app");
+    let devices = block_on(w.apps.devices(&p.principal, None, None, None, None)).expect("devices");
+    assert_eq!(devices.items.len(), 2);
+
+    block_on(w.apps.set_device_status(first.device_id, DeviceStatus::Blocked)).expect("block");
+    assert_eq!(code_of(register(&w, by_vendor())), ErrorCode::InstallBlocked);
+}
+
 #[test]
 fn device_pages_follow_registration_order() {
     let w = world();
