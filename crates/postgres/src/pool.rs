@@ -58,6 +58,10 @@ fn pool(url: &str, settings: &PoolSettings) -> anyhow::Result<Pool<AsyncPgConnec
     let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(url, config);
     Ok(Pool::builder(manager)
         .max_size(settings.max_size)
+        // The connection returned last is handed out first, so the few a loaded server keeps busy
+        // stay on backends whose caches are warm, instead of every idle one taking its turn
+        // (docs/performance.md).
+        .queue_mode(deadpool::managed::QueueMode::Lifo)
         .wait_timeout(Some(settings.acquire_timeout))
         .create_timeout(Some(settings.acquire_timeout))
         .recycle_timeout(Some(settings.acquire_timeout))
