@@ -228,17 +228,17 @@ impl LaunchKeyRow {
 #[derive(Queryable, Selectable, Insertable)]
 #[diesel(table_name = launch_links, check_for_backend(diesel::pg::Pg))]
 pub(crate) struct LaunchLinkRow {
-    id: Uuid,
+    pub(crate) id: Uuid,
     pub(crate) campaign_id: Uuid,
-    nonce_digest: Option<Vec<u8>>,
-    respondent_id: Option<Uuid>,
-    language: Option<String>,
-    external_user_digest: Option<Vec<u8>>,
-    device: serde_json::Value,
-    attributes: serde_json::Value,
-    expires_at: Option<OffsetDateTime>,
-    spent_at: Option<OffsetDateTime>,
-    created_at: OffsetDateTime,
+    pub(crate) nonce_digest: Option<Vec<u8>>,
+    pub(crate) respondent_id: Option<Uuid>,
+    pub(crate) language: Option<String>,
+    pub(crate) external_user_digest: Option<Vec<u8>>,
+    pub(crate) device: serde_json::Value,
+    pub(crate) attributes: serde_json::Value,
+    pub(crate) expires_at: Option<OffsetDateTime>,
+    pub(crate) spent_at: Option<OffsetDateTime>,
+    pub(crate) created_at: OffsetDateTime,
 }
 
 impl LaunchLinkRow {
