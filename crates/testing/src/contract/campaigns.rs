@@ -2,13 +2,14 @@
 //! overview's counts follow every write of the audience and its sessions, and a campaign that is not
 //! collecting takes no link, start or register however old the copy a service decided on.
 
+use futures_util::future::join_all;
 use pulse_domain::ErrorCode;
 use pulse_domain::apps::models::RegisterInput;
 use pulse_domain::campaigns::models::{
-    AudienceRowInput, Campaign, CampaignCounts, CampaignOverview, CampaignStatus, LaunchInput, ListedCampaign,
-    ProvisionInput, Transition,
+    AudienceRowInput, Campaign, CampaignCounts, CampaignOverview, CampaignStatus, LaunchContext, LaunchInput,
+    LaunchLink, ListedCampaign, ProvisionInput, Transition,
 };
-use pulse_domain::ids::CampaignId;
+use pulse_domain::ids::{CampaignId, LaunchLinkId};
 use pulse_domain::sessions::models::{AnswerInput, NotStarted, StartInput, StartOutcome, Visit};
 use pulse_domain::shared::clock::Clock;
 use secrecy::ExposeSecret;
@@ -154,6 +155,41 @@ pub async fn a_paused_or_closed_campaign_takes_no_link_start_or_register_even_fr
     assert_eq!(counts.started, 2, "one start before the pause, one after the resume");
     let devices = w.apps.devices(&partner.principal, None, None, Some("10"), None).await.expect("a page");
     assert_eq!(devices.items.len(), 2, "one register before the pause, one after the resume");
+}
+
+/// Links written together, of a campaign still collecting and of one paused: each is answered by
+/// its own campaign, and only those of the collecting one are stored.
+pub async fn links_written_together_are_each_answered_by_their_own_campaign<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let open = w.open_campaign(&partner).await.campaign.id;
+    let paused = w.open_campaign(&partner).await.campaign.id;
+    w.campaigns.change_status(&partner.principal, None, paused, Transition::Pause).await.expect("paused");
+    let link = |campaign_id| LaunchLink {
+        id: LaunchLinkId::new_random(),
+        campaign_id,
+        nonce_digest: None,
+        respondent_id: None,
+        language: None,
+        external_user_digest: None,
+        context: LaunchContext::default(),
+        expires_at: None,
+        spent_at: None,
+        created_at: w.clock.now(),
+    };
+    let links = [link(open), link(paused), link(open), link(paused), link(CampaignId::new_random())];
+    let results = join_all(links.iter().map(|l| w.store.insert_launch_link(l))).await;
+    for (l, result) in links.iter().zip(&results) {
+        let stored = w.store.find_launch_link(l.campaign_id, l.id).await.expect("a read");
+        if l.campaign_id == open {
+            result.as_ref().expect("a link of a collecting campaign is written");
+            assert_eq!(stored.map(|s| s.id), Some(l.id));
+        } else {
+            let code = result.as_ref().err().map(pulse_domain::Error::code);
+            assert_eq!(code, Some(ErrorCode::CampaignNotCollecting));
+            assert_eq!(stored, None, "a refused link is not stored");
+        }
+    }
 }
 
 /// A change its status does not allow is refused and changes nothing; asking for the status a

@@ -315,6 +315,7 @@ macro_rules! contract_suite {
                 a_taken_code_is_refused_and_reads_stay_in_their_tenant,
                 the_overview_counts_the_audience_and_its_sessions_as_they_are_written,
                 a_paused_or_closed_campaign_takes_no_link_start_or_register_even_from_an_old_copy,
+                links_written_together_are_each_answered_by_their_own_campaign,
                 campaign_status_changes_follow_the_lifecycle_and_the_list_follows_them,
             }
             sessions {

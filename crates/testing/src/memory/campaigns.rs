@@ -286,14 +286,13 @@ impl LaunchRepository for MemoryStore {
 
     async fn insert_launch_link(&self, link: &LaunchLink) -> Result<()> {
         let mut state = self.state();
-        if !state.campaigns.contains_key(&link.campaign_id) {
-            return Err(Error::internal(format!("campaign {} does not exist", link.campaign_id)));
-        }
         if state.launch_links.contains_key(&link.id) {
             return Err(Error::internal(format!("launch link {} exists already", link.id)));
         }
-        if let Some(campaign) = state.campaigns.get(&link.campaign_id).filter(|c| c.status != CampaignStatus::Active) {
-            return Err(not_collecting(campaign.status));
+        // A campaign gone since the service read it (its workspace erased) is closed.
+        match state.campaigns.get(&link.campaign_id).map(|c| c.status) {
+            Some(CampaignStatus::Active) => {}
+            status => return Err(not_collecting(status.unwrap_or(CampaignStatus::Closed))),
         }
         state.launch_links.insert(link.id, link.clone());
         Ok(())
