@@ -164,8 +164,8 @@ pub trait LaunchRepository: Send + Sync + 'static {
 
     /// # Errors
     /// `CampaignNotCollecting` when the link's campaign is not `ACTIVE` when it is written (the
-    /// caller may have read a copy from before a pause or close), `CLOSED` when it is gone;
-    /// `Internal`/`Unavailable` otherwise.
+    /// caller may have read a copy from before a pause or close), and as `CLOSED` when the campaign
+    /// is gone; `Internal`/`Unavailable` otherwise.
     fn insert_launch_link(&self, link: &LaunchLink) -> impl Future<Output = Result<()>> + Send;
 
     /// A minted link of the campaign, spent or not.

@@ -7,7 +7,7 @@ use pulse_domain::ErrorCode;
 use pulse_domain::apps::models::RegisterInput;
 use pulse_domain::campaigns::models::{
     AudienceRowInput, Campaign, CampaignCounts, CampaignOverview, CampaignStatus, LaunchContext, LaunchInput,
-    LaunchLink, ListedCampaign, ProvisionInput, Transition,
+    LaunchLink, ListedCampaign, ProvisionInput, Transition, not_collecting,
 };
 use pulse_domain::ids::{CampaignId, LaunchLinkId};
 use pulse_domain::sessions::models::{AnswerInput, NotStarted, StartInput, StartOutcome, Visit};
@@ -157,8 +157,9 @@ pub async fn a_paused_or_closed_campaign_takes_no_link_start_or_register_even_fr
     assert_eq!(devices.items.len(), 2, "one register before the pause, one after the resume");
 }
 
-/// Links written together, of a campaign still collecting and of one paused: each is answered by
-/// its own campaign, and only those of the collecting one are stored.
+/// Links written together, of a campaign still collecting, of one paused and of one gone since the
+/// service read it: each is answered by its own campaign (the gone one as closed), and only those
+/// of the collecting one are stored.
 pub async fn links_written_together_are_each_answered_by_their_own_campaign<S: Store>(store: S) {
     let w = World::new(store);
     let partner = w.partner("Acme").await;
@@ -185,8 +186,9 @@ pub async fn links_written_together_are_each_answered_by_their_own_campaign<S: S
             result.as_ref().expect("a link of a collecting campaign is written");
             assert_eq!(stored.map(|s| s.id), Some(l.id));
         } else {
-            let code = result.as_ref().err().map(pulse_domain::Error::code);
-            assert_eq!(code, Some(ErrorCode::CampaignNotCollecting));
+            let status = if l.campaign_id == paused { CampaignStatus::Paused } else { CampaignStatus::Closed };
+            let refusal = result.as_ref().err().map(ToString::to_string);
+            assert_eq!(refusal, Some(not_collecting(status).to_string()), "answered by its own campaign");
             assert_eq!(stored, None, "a refused link is not stored");
         }
     }
