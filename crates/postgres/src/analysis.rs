@@ -985,6 +985,26 @@ macro_rules! selected {
     };
 }
 
+/// Whether segment `s` (migration `000019_result_segments`) is in the group of a filter: the same
+/// conditions as [`selected`], on the labels every session of the segment was launched with.
+macro_rules! segment_selected {
+    () => {
+        "($2::text IS NULL OR s.platform = $2) AND ($3::text IS NULL OR s.app_version = $3)
+         AND s.tags @> $4::text[] AND s.attributes @> $5::jsonb"
+    };
+}
+
+/// The sessions of campaign `$1` in no segment, because their platform or app version is their
+/// device's, that a filter selects (see [`selected`]).
+macro_rules! unsegmented {
+    () => {
+        concat!(
+            "r.campaign_id = $1 AND r.device_id IS NOT NULL AND (r.platform IS NULL OR r.app_version IS NULL) AND ",
+            selected!()
+        )
+    };
+}
+
 /// The sessions of campaign `$1` a filter selects (see [`selected`]).
 macro_rules! filtered_sessions {
     () => {
@@ -1238,9 +1258,9 @@ impl PgStore {
         Ok(tally)
     }
 
-    /// The sums of the sessions `filter` selects: from the slice of a single condition's value
-    /// (plus the sessions whose platform or app version is their device's), else grouped from
-    /// every selected session's tally.
+    /// The sums of the sessions `filter` selects: from the slice of a single condition's value,
+    /// else from the segments whose labels meet every condition; plus, either way, the selected
+    /// sessions whose platform or app version is their device's, grouped from their tallies.
     async fn filtered_tally(
         conn: &mut AsyncPgConnection,
         campaign: CampaignId,
@@ -1253,9 +1273,10 @@ impl PgStore {
             Some(slice) => {
                 (Self::slice_counts(conn, campaign, &slice).await?, Self::slice_themes(conn, campaign, &slice).await?)
             }
-            None => {
-                (Self::group_counts(conn, campaign, &binds).await?, Self::group_themes(conn, campaign, &binds).await?)
-            }
+            None => (
+                Self::segment_counts(conn, campaign, &binds).await?,
+                Self::segment_themes(conn, campaign, &binds).await?,
+            ),
         };
         let whole: Vec<CountRow> = sql_query(
             "SELECT metric, question_id, value, n FROM result_counts
@@ -1352,41 +1373,61 @@ impl PgStore {
         .map_err(from_diesel)
     }
 
-    /// The counters of every session the filter selects, grouped.
-    async fn group_counts(
+    /// The counters of the segments the filter selects, and those of its device-labelled sessions
+    /// that match.
+    async fn segment_counts(
         conn: &mut AsyncPgConnection,
         campaign: CampaignId,
         binds: &FilterBinds,
     ) -> Result<Vec<CountRow>> {
         const QUERY: &str = concat!(
-            "WITH g AS (",
-            filtered_sessions!(),
-            ")
-             SELECT e.metric, e.question_id, e.value, sum(e.n)::bigint AS n
-             FROM g, unnest(g.metrics, g.questions, g.vals, g.ns) AS e(metric, question_id, value, n)
-             GROUP BY e.metric, e.question_id, e.value"
+            "SELECT metric, question_id, value, sum(n)::bigint AS n FROM (
+               SELECT c.metric, c.question_id, c.value, c.n
+               FROM result_segments s JOIN result_segment_counts c ON c.segment_id = s.id
+               WHERE s.campaign_id = $1 AND ",
+            segment_selected!(),
+            "
+               UNION ALL
+               SELECT e.metric, e.question_id, e.value, e.n
+               FROM result_sessions r, unnest(r.metrics, r.questions, r.vals, r.ns) AS e(metric, question_id, value, n)
+               WHERE ",
+            unsegmented!(),
+            ") x GROUP BY metric, question_id, value HAVING sum(n) <> 0"
         );
         bind_filter!(sql_query(QUERY), campaign, binds).cached().load(conn).await.map_err(from_diesel)
     }
 
-    /// The themes of every session the filter selects, grouped.
-    async fn group_themes(
+    /// The themes of the segments the filter selects, and those of its device-labelled sessions
+    /// that match.
+    async fn segment_themes(
         conn: &mut AsyncPgConnection,
         campaign: CampaignId,
         binds: &FilterBinds,
     ) -> Result<Vec<ThemeRow>> {
         const QUERY: &str = concat!(
-            "WITH g AS (",
-            filtered_sessions!(),
+            "WITH g AS (SELECT s.id FROM result_segments s WHERE s.campaign_id = $1 AND ",
+            segment_selected!(),
             "),
-             s AS (SELECT t.session_id, t.scope, t.key_digest, t.label_digest, t.mentions, t.score_sum, t.scores
-                   FROM result_theme_shares t JOIN g ON g.session_id = t.session_id
-                   WHERE t.campaign_id = $1 AND g.accepted),
-             k AS (SELECT scope, key_digest, count(DISTINCT session_id) AS sessions,
-                          sum(score_sum)::bigint AS score_sum, sum(scores)::bigint AS scores
-                   FROM s GROUP BY scope, key_digest HAVING count(DISTINCT session_id) >= $6),
+             d AS (
+               SELECT t.session_id, t.scope, t.key_digest, t.label_digest, t.mentions, t.score_sum, t.scores
+               FROM result_sessions r JOIN result_theme_shares t ON t.session_id = r.session_id
+               WHERE r.accepted AND ",
+            unsegmented!(),
+            "),
+             k AS (SELECT scope, key_digest, sum(sessions)::bigint AS sessions, sum(score_sum)::bigint AS score_sum,
+                          sum(scores)::bigint AS scores
+                   FROM (SELECT t.scope, t.key_digest, t.sessions, t.score_sum, t.scores
+                         FROM g JOIN result_segment_themes t ON t.segment_id = g.id
+                         UNION ALL
+                         SELECT scope, key_digest, count(DISTINCT session_id), sum(score_sum), sum(scores)
+                         FROM d GROUP BY scope, key_digest) x
+                   GROUP BY scope, key_digest HAVING sum(sessions) >= $6),
              l AS (SELECT scope, key_digest, label_digest, sum(mentions)::bigint AS mentions
-                   FROM s GROUP BY scope, key_digest, label_digest)
+                   FROM (SELECT l.scope, l.key_digest, l.label_digest, l.mentions
+                         FROM g JOIN result_segment_theme_labels l ON l.segment_id = g.id
+                         UNION ALL
+                         SELECT scope, key_digest, label_digest, mentions FROM d) y
+                   GROUP BY scope, key_digest, label_digest HAVING sum(mentions) > 0)
              SELECT k.scope, k.key_digest, k.sessions, k.score_sum, k.scores, l.label_digest, l.mentions
              FROM k JOIN l ON l.scope = k.scope AND l.key_digest = k.key_digest
              ORDER BY k.scope, k.key_digest"

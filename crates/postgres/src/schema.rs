@@ -354,6 +354,49 @@ diesel::table! {
 }
 
 diesel::table! {
+    result_segment_counts (segment_id, metric, question_id, value) {
+        segment_id -> Int8,
+        metric -> Text,
+        question_id -> Text,
+        value -> Int8,
+        n -> Int8,
+    }
+}
+
+diesel::table! {
+    result_segment_theme_labels (segment_id, scope, key_digest, label_digest) {
+        segment_id -> Int8,
+        scope -> Text,
+        key_digest -> Bytea,
+        label_digest -> Bytea,
+        mentions -> Int8,
+    }
+}
+
+diesel::table! {
+    result_segment_themes (segment_id, scope, key_digest) {
+        segment_id -> Int8,
+        scope -> Text,
+        key_digest -> Bytea,
+        sessions -> Int8,
+        score_sum -> Int8,
+        scores -> Int8,
+    }
+}
+
+diesel::table! {
+    result_segments (id) {
+        id -> Int8,
+        campaign_id -> Uuid,
+        labels_digest -> Bytea,
+        platform -> Nullable<Text>,
+        app_version -> Nullable<Text>,
+        tags -> Array<Nullable<Text>>,
+        attributes -> Jsonb,
+    }
+}
+
+diesel::table! {
     result_sessions (session_id) {
         session_id -> Uuid,
         campaign_id -> Uuid,
@@ -623,6 +666,10 @@ diesel::joinable!(result_counts -> campaigns (campaign_id));
 diesel::joinable!(result_phrases -> campaigns (campaign_id));
 diesel::joinable!(result_quotes -> campaigns (campaign_id));
 diesel::joinable!(result_quotes -> sessions (session_id));
+diesel::joinable!(result_segment_counts -> result_segments (segment_id));
+diesel::joinable!(result_segment_theme_labels -> result_segments (segment_id));
+diesel::joinable!(result_segment_themes -> result_segments (segment_id));
+diesel::joinable!(result_segments -> campaigns (campaign_id));
 diesel::joinable!(result_sessions -> campaigns (campaign_id));
 diesel::joinable!(result_sessions -> sessions (session_id));
 diesel::joinable!(result_slice_counts -> campaigns (campaign_id));
@@ -679,6 +726,10 @@ diesel::allow_tables_to_appear_in_same_query!(
     result_counts,
     result_phrases,
     result_quotes,
+    result_segment_counts,
+    result_segment_theme_labels,
+    result_segment_themes,
+    result_segments,
     result_sessions,
     result_slice_counts,
     result_slice_theme_labels,

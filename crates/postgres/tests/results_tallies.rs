@@ -4,7 +4,7 @@
 
 use diesel::sql_query;
 use diesel::sql_types::Uuid as SqlUuid;
-use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl as _};
+use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl as _, SimpleAsyncConnection as _};
 use pulse_domain::analysis::ports::AnalysisRepository as _;
 use pulse_domain::analysis::ports::Analyzer as _;
 use pulse_domain::results::service::Results;
@@ -70,6 +70,66 @@ async fn analyses_recorded_without_a_tally_are_caught_up_after_new_completions()
     // Caught up once: nothing is claimed again.
     let now = w.clock.now();
     assert!(w.store.claim_analyses(now, now + Duration::minutes(5), 10).await.expect("claimed").is_empty());
+}
+
+/// Every segment's sums (migration `000019_result_segments`), named by campaign and labels rather
+/// than by the segment's generated id.
+async fn segment_sums(conn: &mut AsyncPgConnection) -> String {
+    sql_query(
+        "SELECT jsonb_build_array(
+           (SELECT jsonb_agg(jsonb_build_array(s.campaign_id, s.platform, s.app_version, s.tags, s.attributes,
+                   c.metric, c.question_id, c.value, c.n)
+                   ORDER BY s.campaign_id, s.labels_digest, c.metric, c.question_id, c.value)
+            FROM result_segments s JOIN result_segment_counts c ON c.segment_id = s.id),
+           (SELECT jsonb_agg(jsonb_build_array(s.campaign_id, s.labels_digest, t.scope, t.key_digest, t.sessions,
+                   t.score_sum, t.scores) ORDER BY s.campaign_id, s.labels_digest, t.scope, t.key_digest)
+            FROM result_segments s JOIN result_segment_themes t ON t.segment_id = s.id),
+           (SELECT jsonb_agg(jsonb_build_array(s.campaign_id, s.labels_digest, l.scope, l.key_digest, l.label_digest,
+                   l.mentions) ORDER BY s.campaign_id, s.labels_digest, l.scope, l.key_digest, l.label_digest)
+            FROM result_segments s JOIN result_segment_theme_labels l ON l.segment_id = s.id)
+         )::text AS sums",
+    )
+    .get_result::<Sums>(conn)
+    .await
+    .expect("read")
+    .sums
+}
+
+/// The segments the migration computes from the tallies already kept equal those its triggers keep
+/// as tallies are written: an upgraded database reads several-condition filters as a new one does.
+#[tokio::test]
+async fn segments_the_migration_backfills_equal_those_kept_as_tallies_are_written() {
+    let database = TestDatabase::create().await;
+    let store = connect(database.url(), &PoolSettings { max_size: 4, ..PoolSettings::default() }).expect("a pool");
+    let w = World::new(store);
+    let (p, campaign) = quoting_campaign(&w).await;
+    respond_all(&w, &p, &campaign).await;
+    analyze_all(&w, "1").await;
+    let mut conn = AsyncPgConnection::establish(database.url()).await.expect("a connection");
+    let kept = segment_sums(&mut conn).await;
+    let themed: i64 = sql_query(
+        "SELECT count(DISTINCT segment_id) AS n FROM result_segment_themes
+         WHERE segment_id IN (SELECT segment_id FROM result_segment_counts)",
+    )
+    .get_result::<Count>(&mut conn)
+    .await
+    .expect("counted")
+    .n;
+    assert!(themed > 1, "several segments with counters and themes: {kept}");
+
+    let migration = "../../migrations/2026-11-30-000019_result_segments";
+    for file in ["down.sql", "up.sql"] {
+        let sql = std::fs::read_to_string(format!("{}/{migration}/{file}", env!("CARGO_MANIFEST_DIR"))).expect("read");
+        conn.batch_execute(&sql).await.expect("ran");
+    }
+    assert_eq!(segment_sums(&mut conn).await, kept);
+    assert_tallies_agree(&w, &p, campaign.campaign.id).await;
+}
+
+#[derive(diesel::QueryableByName)]
+struct Sums {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    sums: String,
 }
 
 #[derive(diesel::QueryableByName)]

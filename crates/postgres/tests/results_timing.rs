@@ -271,9 +271,9 @@ async fn results_reads_stay_flat_as_the_campaign_grows() {
     let mut seeded = 0;
     let plain = without_transcripts(&w, &p).await;
     println!(
-        "| sessions | unfiltered | unfiltered, quotes | platform=ios | platform=ios, quotes | attribute.plan=pro | platform=ios and attribute.plan=pro |"
+        "| sessions | unfiltered | unfiltered, quotes | platform=ios | platform=ios, quotes | attribute.plan=pro | platform=ios and attribute.plan=pro | platform=ios and attribute.plan=pro, quotes |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     for size in [1_000, 10_000, 100_000] {
         seed(&mut conn, &crypto, id, seeded, size, &mut sums).await;
         seeded = size;
@@ -285,6 +285,7 @@ async fn results_reads_stay_flat_as_the_campaign_grows() {
             (&p.principal, &[("platform", "ios")][..]),
             (&plain, &[("attribute.plan", "pro")][..]),
             (&plain, &[("platform", "ios"), ("attribute.plan", "pro")][..]),
+            (&p.principal, &[("platform", "ios"), ("attribute.plan", "pro")][..]),
         ];
         for (principal, params) in cases {
             let params: Vec<(String, String)> =

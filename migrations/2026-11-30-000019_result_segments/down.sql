@@ -1,0 +1,12 @@
+DROP TRIGGER result_theme_shares_segmented_inserted ON result_theme_shares;
+DROP TRIGGER result_sessions_segmented_deleted ON result_sessions;
+DROP TRIGGER result_sessions_segmented_inserted ON result_sessions;
+DROP FUNCTION segment_result_theme_shares();
+DROP FUNCTION segment_result_sessions();
+DROP FUNCTION add_segment_themes(result_theme_shares[], result_sessions[], bigint);
+DROP FUNCTION result_segmented(uuid, text, text);
+DROP FUNCTION result_segment_digest(text, text, text[], jsonb);
+DROP TABLE result_segment_theme_labels;
+DROP TABLE result_segment_themes;
+DROP TABLE result_segment_counts;
+DROP TABLE result_segments;
