@@ -1,32 +1,41 @@
-//! Sessions analyzed without a tally (before results were tallied, or by a replica still running
-//! older code): the worker's claims pick them up after every due job, and recording them again
-//! gives exactly the results computed from every answer.
+//! Tallies on a database upgraded from older code. Sessions analyzed without a tally (before
+//! results were tallied, or by a replica still running older code): the worker's claims pick them
+//! up after every due job, and recording them again gives exactly the results computed from every
+//! answer. Segments computed by their migration from the tallies already kept equal those kept as
+//! tallies are written.
 
 use diesel::sql_query;
 use diesel::sql_types::Uuid as SqlUuid;
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl as _, SimpleAsyncConnection as _};
 use pulse_domain::analysis::ports::AnalysisRepository as _;
 use pulse_domain::analysis::ports::Analyzer as _;
+use pulse_domain::campaigns::models::CampaignOverview;
 use pulse_domain::results::service::Results;
 use pulse_domain::shared::clock::Clock as _;
 use pulse_postgres::test_db::TestDatabase;
-use pulse_postgres::{PoolSettings, connect};
-use pulse_testing::contract::World;
+use pulse_postgres::{PgStore, PoolSettings, connect};
 use pulse_testing::contract::results::{
     BOUNDARY_PEOPLE, analyze_all, assert_tallies_agree, quoting_campaign, respond, respond_all,
 };
+use pulse_testing::contract::{Partner, World};
 use pulse_testing::fakes::{FakeAnalyzer, TestCrypto};
 use time::Duration;
+
+/// The contract suite's quoting campaign on the Postgres store, every session answered and analyzed.
+async fn analyzed_campaign(database: &TestDatabase) -> (World<PgStore>, Partner, CampaignOverview) {
+    let store = connect(database.url(), &PoolSettings { max_size: 4, ..PoolSettings::default() }).expect("a pool");
+    let w = World::new(store);
+    let (p, campaign) = quoting_campaign(&w).await;
+    respond_all(&w, &p, &campaign).await;
+    analyze_all(&w, "1").await;
+    (w, p, campaign)
+}
 
 #[tokio::test]
 async fn analyses_recorded_without_a_tally_are_caught_up_after_new_completions() {
     let database = TestDatabase::create().await;
-    let store = connect(database.url(), &PoolSettings { max_size: 4, ..PoolSettings::default() }).expect("a pool");
-    let w = World::new(store);
-    let (p, campaign) = quoting_campaign(&w).await;
+    let (w, p, campaign) = analyzed_campaign(&database).await;
     let id = campaign.campaign.id;
-    respond_all(&w, &p, &campaign).await;
-    analyze_all(&w, "1").await;
     let results = Results::new(w.store.clone(), TestCrypto::default(), w.clock.clone(), FakeAnalyzer::default().info());
     assert_eq!(results.results(&p.principal, None, id, None).await.expect("results").acceptance.analyzed, 16);
 
@@ -100,11 +109,7 @@ async fn segment_sums(conn: &mut AsyncPgConnection) -> String {
 #[tokio::test]
 async fn segments_the_migration_backfills_equal_those_kept_as_tallies_are_written() {
     let database = TestDatabase::create().await;
-    let store = connect(database.url(), &PoolSettings { max_size: 4, ..PoolSettings::default() }).expect("a pool");
-    let w = World::new(store);
-    let (p, campaign) = quoting_campaign(&w).await;
-    respond_all(&w, &p, &campaign).await;
-    analyze_all(&w, "1").await;
+    let (w, p, campaign) = analyzed_campaign(&database).await;
     let mut conn = AsyncPgConnection::establish(database.url()).await.expect("a connection");
     let kept = segment_sums(&mut conn).await;
     let themed: i64 = sql_query(
