@@ -26,7 +26,7 @@ use clap::Parser;
 use crate::cpu::CpuTimes;
 use crate::paced::Schedule;
 use crate::postgres::Postgres;
-use crate::report::{Pgbench, Row, Run, Stolen};
+use crate::report::{Pgbench, Phases, Row, Run};
 use crate::seed::Http;
 use crate::server::Pulse;
 use crate::tools::say;
@@ -130,7 +130,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     ));
     let before = CpuTimes::now();
     let tps = postgres::pgbench_run(&scratch, &plan, work.path()).await?;
-    let stolen_full_rate = cpu::stolen(before, CpuTimes::now());
+    let full_rate = CpuTimes::now().since(&before);
     let half = if plan.smoke { paced::SMOKE_RATE } else { tps / 2.0 };
     say(format_args!("pgbench: the same UPDATE paced at {half:.0} per second, {} s", plan.duration));
     let before = CpuTimes::now();
@@ -138,7 +138,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let pgbench = Pgbench {
         tps,
         paced: database_paced,
-        stolen: Stolen { full_rate: stolen_full_rate, half_rate: cpu::stolen(before, CpuTimes::now()) },
+        machine: Phases { full_rate, half_rate: CpuTimes::now().since(&before) },
     };
     drop(scratch);
 
@@ -158,7 +158,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         say(format_args!("wrk: {}, {} connections, {} s", workload.name, plan.connections, plan.duration));
         let before = CpuTimes::now();
         let measured = workload.run(serving.base_url(), &plan, work.path()).await?;
-        let stolen_full_rate = cpu::stolen(before, CpuTimes::now());
+        let full_rate = CpuTimes::now().since(&before);
         let before = CpuTimes::now();
         let paced = match Schedule::half_of(&measured, &plan) {
             Some(schedule) => {
@@ -170,8 +170,8 @@ async fn run(args: Args) -> anyhow::Result<()> {
                 None
             }
         };
-        let stolen = Stolen { full_rate: stolen_full_rate, half_rate: cpu::stolen(before, CpuTimes::now()) };
-        rows.push(Row { name: workload.name, target: workload.target, measured, paced, stolen });
+        let machine = Phases { full_rate, half_rate: CpuTimes::now().since(&before) };
+        rows.push(Row { name: workload.name, target: workload.target, measured, paced, machine });
     }
     let log_tail = serving.log_tail();
     serving.stop().await;

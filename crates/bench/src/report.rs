@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::Plan;
+use crate::cpu::Contention;
 use crate::paced::{IN_FLIGHT, P99_TARGET_MS, Paced, SMOKE_RATE};
 use crate::postgres::PGBENCH_SCALE;
 use crate::workloads::Measured;
@@ -16,16 +17,16 @@ pub struct Row {
     pub measured: Measured,
     /// The paced run at half wrk's rate; none when wrk reached no rate.
     pub paced: Option<Paced>,
-    pub stolen: Stolen,
+    pub machine: Phases,
 }
 
-/// The share of CPU time stolen by the hypervisor during each phase, in percent (see `cpu`).
+/// What the machine did during each phase (see `cpu`).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Stolen {
+pub struct Phases {
     /// During the run at full rate: wrk's, or pgbench's.
-    pub full_rate: Option<f64>,
+    pub full_rate: Contention,
     /// During the paced run.
-    pub half_rate: Option<f64>,
+    pub half_rate: Contention,
 }
 
 /// pgbench's one-row UPDATE: the database alone.
@@ -34,7 +35,7 @@ pub struct Pgbench {
     pub tps: f64,
     /// The same UPDATE paced at half that rate.
     pub paced: Paced,
-    pub stolen: Stolen,
+    pub machine: Phases,
 }
 
 /// The paced table's line of the database alone.
@@ -73,14 +74,14 @@ impl Run<'_> {
         );
         out.push_str(
             "| workload | req/s | p50 ms | p99 ms | non-2xx | ratio to pgbench TPS | target \
-             | p99 ms at half rate | target | met | CPU stolen % |\n",
+             | p99 ms at half rate | target | met | CPU stolen % | CPU waited % |\n",
         );
-        out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+        out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n");
         for row in &self.rows {
             let m = &row.measured;
             let _ = writeln!(
                 out,
-                "| {} | {} | {:.1} | {:.1} | {} | {:.2} | >= {:.1} | {} | < {P99_TARGET_MS} | {} | {} |",
+                "| {} | {} | {:.1} | {:.1} | {} | {:.2} | >= {:.1} | {} | < {P99_TARGET_MS} | {} | {} | {} |",
                 row.name,
                 thousands(m.per_second),
                 m.p50_ms,
@@ -90,17 +91,20 @@ impl Run<'_> {
                 row.target,
                 milliseconds(row.paced.as_ref().and_then(|p| p.p99_ms)),
                 if self.met(row) { "yes" } else { "no" },
-                percent(row.stolen.full_rate),
+                percent(row.machine.full_rate.stolen),
+                percent(row.machine.full_rate.waited),
             );
         }
         let _ = writeln!(
             out,
-            "\npgbench one-row UPDATE: {} TPS (scale {PGBENCH_SCALE}, {} clients, {} threads, {} s; CPU stolen {} %)",
+            "\npgbench one-row UPDATE: {} TPS (scale {PGBENCH_SCALE}, {} clients, {} threads, {} s; \
+             CPU stolen {} %, waited {} %)",
             thousands(self.pgbench.tps),
             plan.connections,
             plan.threads,
             plan.duration,
-            percent(self.pgbench.stolen.full_rate),
+            percent(self.pgbench.machine.full_rate.stolen),
+            percent(self.pgbench.machine.full_rate.waited),
         );
         for row in &self.rows {
             let [connect, read, write, timeout] = row.measured.socket_errors;
@@ -127,18 +131,19 @@ impl Run<'_> {
             plan.duration,
         );
         out.push_str(
-            "| workload | asked req/s | answered req/s | p50 ms | p99 ms | non-2xx | no answer | CPU stolen % |\n",
+            "| workload | asked req/s | answered req/s | p50 ms | p99 ms | non-2xx | no answer | CPU stolen % \
+             | CPU waited % |\n",
         );
-        out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for row in &self.rows {
             match &row.paced {
-                Some(paced) => paced_line(out, row.name, paced, row.stolen.half_rate),
+                Some(paced) => paced_line(out, row.name, paced, row.machine.half_rate),
                 None => {
-                    let _ = writeln!(out, "| {} | not run: wrk reached no rate | | | | | | |", row.name);
+                    let _ = writeln!(out, "| {} | not run: wrk reached no rate | | | | | | | |", row.name);
                 }
             }
         }
-        paced_line(out, PGBENCH_PACED, &self.pgbench.paced, self.pgbench.stolen.half_rate);
+        paced_line(out, PGBENCH_PACED, &self.pgbench.paced, self.pgbench.machine.half_rate);
     }
 
     /// The workloads that answered no 2xx at all, to wrk or to the paced run.
@@ -151,17 +156,18 @@ impl Run<'_> {
     }
 }
 
-fn paced_line(out: &mut String, name: &str, paced: &Paced, stolen: Option<f64>) {
+fn paced_line(out: &mut String, name: &str, paced: &Paced, machine: Contention) {
     let _ = writeln!(
         out,
-        "| {name} | {} | {} | {} | {} | {} | {} | {} |",
+        "| {name} | {} | {} | {} | {} | {} | {} | {} | {} |",
         thousands(paced.asked_per_second),
         thousands(paced.per_second),
         milliseconds(paced.p50_ms),
         milliseconds(paced.p99_ms),
         thousands(paced.non_2xx as f64),
         thousands(paced.no_answer as f64),
-        percent(stolen),
+        percent(machine.stolen),
+        percent(machine.waited),
     );
 }
 
@@ -220,11 +226,15 @@ mod tests {
         }
     }
 
-    fn pgbench(tps: f64, stolen: Option<f64>) -> Pgbench {
+    fn contention(stolen: f64, waited: f64) -> Contention {
+        Contention { stolen: Some(stolen), waited: Some(waited) }
+    }
+
+    fn pgbench(tps: f64, machine: Contention) -> Pgbench {
         Pgbench {
             tps,
             paced: Paced { asked_per_second: tps / 2.0, per_second: tps / 2.0, p50_ms: Some(0.7), ..paced(3.555) },
-            stolen: Stolen { full_rate: stolen, half_rate: stolen },
+            machine: Phases { full_rate: machine, half_rate: machine },
         }
     }
 
@@ -235,50 +245,52 @@ mod tests {
         let run = Run {
             pulse: Path::new("target/release/pulse"),
             plan: plan(),
-            pgbench: pgbench(6250.0, Some(7.5)),
+            pgbench: pgbench(6250.0, contention(7.5, 41.3)),
             rows: vec![
                 Row {
                     name: "heartbeat v2",
                     target: 1.5,
                     measured,
                     paced: Some(paced(4.567)),
-                    stolen: Stolen { full_rate: Some(12.34), half_rate: Some(3.0) },
+                    machine: Phases { full_rate: contention(12.34, 80.0), half_rate: contention(3.0, 0.2) },
                 },
                 Row {
                     name: "register (new device)",
                     target: 1.0,
                     measured: broken,
                     paced: None,
-                    stolen: Stolen::default(),
+                    machine: Phases::default(),
                 },
             ],
         };
         let table = run.render();
         assert!(
-            table.contains("| workload | req/s | p50 ms | p99 ms | non-2xx | ratio to pgbench TPS | target | p99 ms at half rate | target | met | CPU stolen % |\n|---|"),
-            "{table}"
-        );
-        assert!(
-            table.contains("| heartbeat v2 | 1,250 | 25.0 | 44.0 | 0 | 0.20 | >= 1.5 | 4.57 | < 10 | no | 12.3 |"),
-            "{table}"
-        );
-        assert!(
-            table.contains("| register (new device) | 0 | 0.0 | 0.0 | 10 | 0.00 | >= 1.0 | – | < 10 | no | – |"),
+            table.contains("| workload | req/s | p50 ms | p99 ms | non-2xx | ratio to pgbench TPS | target | p99 ms at half rate | target | met | CPU stolen % | CPU waited % |\n|---|"),
             "{table}"
         );
         assert!(
             table.contains(
-                "pgbench one-row UPDATE: 6,250 TPS (scale 10, 32 clients, 2 threads, 15 s; CPU stolen 7.5 %)"
+                "| heartbeat v2 | 1,250 | 25.0 | 44.0 | 0 | 0.20 | >= 1.5 | 4.57 | < 10 | no | 12.3 | 80.0 |"
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains("| register (new device) | 0 | 0.0 | 0.0 | 10 | 0.00 | >= 1.0 | – | < 10 | no | – | – |"),
+            "{table}"
+        );
+        assert!(
+            table.contains(
+                "pgbench one-row UPDATE: 6,250 TPS (scale 10, 32 clients, 2 threads, 15 s; CPU stolen 7.5 %, waited 41.3 %)"
             ),
             "{table}"
         );
         assert!(table.contains("wrk socket errors, heartbeat v2: connect 0, read 0, write 0, timeout 2"), "{table}");
         assert!(table.contains("Paced, open loop at half the rate wrk reached, 15 s per workload"), "{table}");
-        assert!(table.contains("| heartbeat v2 | 625 | 625 | 1.23 | 4.57 | 0 | 0 | 3.0 |"), "{table}");
-        assert!(table.contains("| register (new device) | not run: wrk reached no rate | | | | | | |"), "{table}");
+        assert!(table.contains("| heartbeat v2 | 625 | 625 | 1.23 | 4.57 | 0 | 0 | 3.0 | 0.2 |"), "{table}");
+        assert!(table.contains("| register (new device) | not run: wrk reached no rate | | | | | | | |"), "{table}");
         assert!(
             table.contains(
-                "| pgbench one-row UPDATE (the database alone) | 3,125 | 3,125 | 0.70 | 3.56 | 0 | 0 | 7.5 |"
+                "| pgbench one-row UPDATE (the database alone) | 3,125 | 3,125 | 0.70 | 3.56 | 0 | 0 | 7.5 | 41.3 |"
             ),
             "{table}"
         );
@@ -292,14 +304,14 @@ mod tests {
             target: 1.0,
             measured: measured(per_second),
             paced,
-            stolen: Stolen::default(),
+            machine: Phases::default(),
         };
         let unanswered = Paced { no_answer: 3, ..paced(2.0) };
         let refused = Paced { non_2xx: 9_369, ..paced(2.0) };
         let run = Run {
             pulse: Path::new("target/release/pulse"),
             plan: Plan { smoke: true, duration: 1, ..plan() },
-            pgbench: pgbench(1000.0, None),
+            pgbench: pgbench(1000.0, Contention::default()),
             rows: vec![
                 row("both", 1000.0, Some(paced(9.99))),
                 row("slow at half rate", 1000.0, Some(paced(10.0))),
@@ -318,11 +330,13 @@ mod tests {
             ("unanswered", "no"),
         ] {
             assert!(
-                table.lines().any(|l| l.starts_with(&format!("| {name} |")) && l.ends_with(&format!("| {met} | – |"))),
+                table
+                    .lines()
+                    .any(|l| l.starts_with(&format!("| {name} |")) && l.ends_with(&format!("| {met} | – | – |"))),
                 "{name}: {table}"
             );
         }
-        assert!(table.contains("| unanswered | 625 | 625 | 1.23 | 2.00 | 0 | 3 | – |"), "{table}");
+        assert!(table.contains("| unanswered | 625 | 625 | 1.23 | 2.00 | 0 | 3 | – | – |"), "{table}");
         assert!(table.contains("Paced, open loop at 20 req/s, 1 s per workload"), "{table}");
         assert_eq!(run.without_2xx(), ["refused"]);
     }
