@@ -148,7 +148,6 @@ async fn run(args: Args) -> anyhow::Result<()> {
     say(format_args!("seeding: business, key, workspace, open campaign, {} devices", plan.devices));
     let seeded = seed::seed(&pulse, &http, plan.devices).await?;
 
-    let client = paced::client()?;
     let mut rows = Vec::new();
     let chosen = workloads::all(&seeded)
         .into_iter()
@@ -163,7 +162,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         let paced = match Schedule::half_of(&measured, &plan) {
             Some(schedule) => {
                 say(format_args!("paced: {}, {:.0} req/s, {} s", workload.name, schedule.rate(), plan.duration));
-                Some(paced::run(&client, serving.base_url(), &workload.requests, &schedule).await?)
+                Some(paced::run(serving.base_url(), &workload.requests, &schedule).await?)
             }
             None => {
                 say(format_args!("paced: {}, not run: wrk reached no rate to halve", workload.name));

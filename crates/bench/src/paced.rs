@@ -5,13 +5,19 @@
 //! omission); here every request the stall delayed counts it, and so does a sender that fell
 //! behind.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
 use hdrhistogram::Histogram;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-use reqwest::{Client, RequestBuilder};
-use tokio::task::JoinSet;
+use http_body_util::{BodyExt as _, Full};
+use hyper::body::Bytes;
+use hyper::client::conn::http1::{self, SendRequest};
+use hyper::header::{HOST, HeaderMap, HeaderName, HeaderValue};
+use hyper::{Request, Uri};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use crate::Plan;
@@ -23,8 +29,8 @@ pub const P99_TARGET_MS: f64 = 10.0;
 /// A smoke run's rate: enough to go through every part, too little to load anything.
 pub const SMOKE_RATE: f64 = 20.0;
 
-/// Requests in flight at most. When all are out, the next due request waits for one to end, and
-/// that wait is in its latency.
+/// Requests in flight at most, one per connection. When all are out, the next due request waits
+/// for one to end, and that wait is in its latency.
 pub const IN_FLIGHT: usize = 256;
 
 /// A request not answered within this gets no answer.
@@ -123,48 +129,182 @@ impl Paced {
     }
 }
 
-/// The client of every paced run: its connections are kept alive and reused, one per request in
-/// flight at most; no proxy (the server is on loopback); redirects are answers, not followed.
-pub fn client() -> anyhow::Result<Client> {
-    Client::builder()
-        .timeout(TIMEOUT)
-        .no_proxy()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .context("cannot make the paced run's HTTP client")
+/// Where a paced run sends, and what every request of it carries.
+struct Target {
+    address: String,
+    uri: Uri,
+    headers: HeaderMap,
+}
+
+impl Target {
+    fn new(base_url: &str, requests: &Requests) -> anyhow::Result<Self> {
+        let base = url::Url::parse(base_url).with_context(|| format!("the server's address {base_url}"))?;
+        let host = base.host_str().context("the server's address has no host")?;
+        let port = base.port_or_known_default().context("the server's address has no port")?;
+        let address = format!("{host}:{port}");
+        let mut headers = HeaderMap::new();
+        headers.insert(HOST, HeaderValue::from_str(&address).context("the Host header")?);
+        for (name, value) in requests.headers() {
+            headers.insert(
+                HeaderName::from_bytes(name.as_bytes()).with_context(|| format!("the header name {name}"))?,
+                HeaderValue::from_str(&value).with_context(|| format!("the value of {name}"))?,
+            );
+        }
+        let uri = requests.path.parse().with_context(|| format!("the path {}", requests.path))?;
+        Ok(Self { address, uri, headers })
+    }
+
+    fn request(&self, body: Bytes) -> anyhow::Result<Request<Full<Bytes>>> {
+        let mut request = Request::builder().method(METHOD).uri(self.uri.clone()).body(Full::new(body))?;
+        *request.headers_mut() = self.headers.clone();
+        Ok(request)
+    }
+}
+
+/// A request handed to an idle connection.
+struct Job {
+    due: Instant,
+    body: Bytes,
 }
 
 /// Sends the requests to `base_url` on the schedule and measures their answers.
-pub async fn run(client: &Client, base_url: &str, requests: &Requests, schedule: &Schedule) -> anyhow::Result<Paced> {
-    let url = format!("{base_url}{}", requests.path);
-    let mut headers = HeaderMap::new();
-    for (name, value) in requests.headers() {
-        headers.insert(
-            HeaderName::from_bytes(name.as_bytes()).with_context(|| format!("the header name {name}"))?,
-            HeaderValue::from_str(&value).with_context(|| format!("the value of {name}"))?,
-        );
-    }
+///
+/// The sender is light on purpose: it shares the machine's cores with the server and PostgreSQL,
+/// and what it spends on a request is a core they wait for. It runs on one thread of its own, so
+/// handing a request to a connection and its answer back wakes no other thread; each connection
+/// is a task, kept alive across requests and handed one request at a time; a due request takes the
+/// connection that came back last, or opens one while fewer than [`IN_FLIGHT`] are open.
+pub async fn run(base_url: &str, requests: &Requests, schedule: &Schedule) -> anyhow::Result<Paced> {
+    let target = Arc::new(Target::new(base_url, requests)?);
+    let (requests, schedule) = (requests.clone(), *schedule);
+    let (done, result) = oneshot::channel();
+    std::thread::Builder::new()
+        .name("paced sender".to_owned())
+        .spawn(move || {
+            let sent = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .context("cannot start the paced sender's runtime")
+                .and_then(|runtime| runtime.block_on(send(target, &requests, &schedule)));
+            let _ = done.send(sent);
+        })
+        .context("cannot start the paced sender's thread")?;
+    result.await.context("the paced sender's thread ended without a result")?
+}
+
+/// The paced run itself, on the sender's thread.
+async fn send(target: Arc<Target>, requests: &Requests, schedule: &Schedule) -> anyhow::Result<Paced> {
+    let (ended, mut endings) = mpsc::unbounded_channel::<(usize, Outcome)>();
+    let mut connections: Vec<mpsc::Sender<Job>> = Vec::new();
+    let mut idle: Vec<usize> = Vec::new();
+    let mut out = 0_usize;
     let mut tally = Tally::new()?;
-    let mut pending = JoinSet::new();
     let start = Instant::now();
     for index in 0..schedule.count() {
         let due = start + schedule.due(index);
         tokio::time::sleep_until(due).await;
-        while let Some(ended) = pending.try_join_next() {
-            tally.record(&ended.context("a paced request failed")?);
+        while let Ok((connection, outcome)) = endings.try_recv() {
+            tally.record(&outcome);
+            idle.push(connection);
+            out -= 1;
         }
-        while pending.len() >= IN_FLIGHT
-            && let Some(ended) = pending.join_next().await
-        {
-            tally.record(&ended.context("a paced request failed")?);
-        }
-        let request = client.request(METHOD, &url).headers(headers.clone()).body(requests.paced_body(index));
-        pending.spawn(send(request, start, due));
+        let connection = match idle.pop() {
+            Some(connection) => connection,
+            None if connections.len() < IN_FLIGHT => {
+                let (jobs, queue) = mpsc::channel(1);
+                tokio::spawn(connection(connections.len(), Arc::clone(&target), queue, ended.clone(), start));
+                connections.push(jobs);
+                connections.len() - 1
+            }
+            None => {
+                let (connection, outcome) = endings.recv().await.context("every paced connection ended")?;
+                tally.record(&outcome);
+                out -= 1;
+                connection
+            }
+        };
+        let job = Job { due, body: Bytes::from(requests.paced_body(index)) };
+        connections[connection].send(job).await.context("a paced connection ended")?;
+        out += 1;
     }
-    while let Some(ended) = pending.join_next().await {
-        tally.record(&ended.context("a paced request failed")?);
+    while out > 0 {
+        let (_, outcome) = endings.recv().await.context("every paced connection ended")?;
+        tally.record(&outcome);
+        out -= 1;
     }
     Ok(tally.report(schedule))
+}
+
+/// One connection: sends each request it is handed and reports how it ended. The connection is
+/// opened on its first request, and again after the server closed it or a request failed on it.
+async fn connection(
+    id: usize,
+    target: Arc<Target>,
+    mut jobs: mpsc::Receiver<Job>,
+    ended: mpsc::UnboundedSender<(usize, Outcome)>,
+    start: Instant,
+) {
+    let mut link: Option<SendRequest<Full<Bytes>>> = None;
+    while let Some(job) = jobs.recv().await {
+        let answer = match tokio::time::timeout(TIMEOUT, exchange(&mut link, &target, job.body)).await {
+            Ok(answer) => answer,
+            Err(_) => Answer::Nothing,
+        };
+        if answer == Answer::Nothing {
+            link = None;
+        }
+        let end = Instant::now();
+        let outcome = Outcome {
+            answer,
+            latency: end.saturating_duration_since(job.due),
+            ended: end.saturating_duration_since(start),
+        };
+        if ended.send((id, outcome)).is_err() {
+            return;
+        }
+    }
+}
+
+/// Sends one request on the connection, opening it first where there is none or the server closed
+/// it, and reads the answer to the end. A request the connection closed before sending is sent
+/// once more on a new one, as a pooling client would.
+async fn exchange(link: &mut Option<SendRequest<Full<Bytes>>>, target: &Target, body: Bytes) -> Answer {
+    for _ in 0..2 {
+        let sender = match link.as_mut().filter(|sender| !sender.is_closed()) {
+            Some(sender) => sender,
+            None => match open(&target.address).await {
+                Ok(sender) => link.insert(sender),
+                Err(_) => return Answer::Nothing,
+            },
+        };
+        let Ok(request) = target.request(body.clone()) else { return Answer::Nothing };
+        if sender.ready().await.is_err() {
+            *link = None;
+            continue;
+        }
+        match sender.send_request(request).await {
+            Ok(response) => {
+                let success = response.status().is_success();
+                return match response.into_body().collect().await {
+                    Ok(_) if success => Answer::Success,
+                    Ok(_) => Answer::NotSuccess,
+                    Err(_) => Answer::Nothing,
+                };
+            }
+            Err(e) if e.is_canceled() => *link = None,
+            Err(_) => return Answer::Nothing,
+        }
+    }
+    Answer::Nothing
+}
+
+/// A new HTTP/1.1 connection, its driver running as a task of its own.
+async fn open(address: &str) -> anyhow::Result<SendRequest<Full<Bytes>>> {
+    let stream = TcpStream::connect(address).await?;
+    stream.set_nodelay(true)?;
+    let (sender, driver) = http1::handshake(TokioIo::new(stream)).await?;
+    tokio::spawn(driver);
+    Ok(sender)
 }
 
 /// How a request ended.
@@ -182,23 +322,6 @@ struct Outcome {
     latency: Duration,
     /// When it ended, from the start of the run.
     ended: Duration,
-}
-
-/// Sends one request due at `due` and reads its answer to the end.
-async fn send(request: RequestBuilder, start: Instant, due: Instant) -> Outcome {
-    let answer = match request.send().await {
-        Ok(response) => {
-            let success = response.status().is_success();
-            match response.bytes().await {
-                Ok(_) if success => Answer::Success,
-                Ok(_) => Answer::NotSuccess,
-                Err(_) => Answer::Nothing,
-            }
-        }
-        Err(_) => Answer::Nothing,
-    };
-    let end = Instant::now();
-    Outcome { answer, latency: end.saturating_duration_since(due), ended: end.saturating_duration_since(start) }
 }
 
 /// The outcomes of one run, added up.
@@ -238,7 +361,15 @@ impl Tally {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use hyper::body::Incoming;
+    use hyper::server::conn::http1 as server_http1;
+    use hyper::service::service_fn;
+
     use super::*;
+    use crate::seed::Seeded;
+    use crate::workloads;
 
     fn schedule(rate: f64, seconds: u64) -> Schedule {
         Schedule::new(rate, Duration::from_secs(seconds)).expect("a schedule")
@@ -341,5 +472,54 @@ mod tests {
         let paced = tally.report(&schedule(1.0, 1));
         assert_eq!((paced.p50_ms, paced.p99_ms, paced.answered, paced.no_answer), (None, None, 0, 1));
         assert!(!paced.meets_target());
+    }
+
+    /// A server on a free loopback port that answers every request with `201`, every fifth with
+    /// `500`, and closes each connection after its third answer, so a sender must open connections
+    /// again. It counts the requests it saw that carried the workload's key.
+    async fn server() -> (String, Arc<AtomicU64>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+        let base_url = format!("http://{}", listener.local_addr().expect("the address"));
+        let seen = Arc::new(AtomicU64::new(0));
+        let counted = Arc::clone(&seen);
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let seen = Arc::clone(&counted);
+                let answers_here = Arc::new(AtomicU64::new(0));
+                let service = service_fn(move |request: hyper::Request<Incoming>| {
+                    let keyed = request.headers().get("authorization").is_some_and(|v| v == "Bearer pk_test");
+                    let nth = if keyed { seen.fetch_add(1, Ordering::SeqCst) + 1 } else { 0 };
+                    let here = answers_here.fetch_add(1, Ordering::SeqCst) + 1;
+                    async move {
+                        let status = if nth.is_multiple_of(5) { 500 } else { 201 };
+                        let mut answer = hyper::Response::builder().status(status);
+                        if here.is_multiple_of(3) {
+                            answer = answer.header("connection", "close");
+                        }
+                        answer.body(Full::new(Bytes::from_static(b"{}")))
+                    }
+                });
+                tokio::spawn(server_http1::Builder::new().serve_connection(TokioIo::new(stream), service));
+            }
+        });
+        (base_url, seen)
+    }
+
+    #[tokio::test]
+    async fn every_request_is_sent_when_due_and_counted_also_when_the_server_closes_connections() {
+        let seeded = Seeded {
+            key: "pk_test".to_owned(),
+            campaign_id: "cmp-1".to_owned(),
+            code: "C".to_owned(),
+            devices: vec![],
+        };
+        let mint = workloads::all(&seeded).into_iter().find(|w| w.slug == "mint").expect("the mint workload");
+        let (base_url, seen) = server().await;
+        let schedule = schedule(50.0, 1);
+        let started = std::time::Instant::now();
+        let paced = run(&base_url, &mint.requests, &schedule).await.expect("a paced run");
+        assert!(started.elapsed() >= Duration::from_millis(980), "the requests are spread over the second");
+        assert_eq!((paced.answered, paced.non_2xx, paced.no_answer), (50, 10, 0), "{paced:?}");
+        assert_eq!(seen.load(Ordering::SeqCst), 50, "each request sent once, with its headers");
     }
 }

@@ -43,12 +43,14 @@ pub struct Workload {
 /// What every request of a workload is: a JSON body sent with [`METHOD`] to `path`, with the API
 /// key when there is one. The wrk script, the probe and the paced run are all made
 /// from it.
+#[derive(Clone)]
 pub struct Requests {
     pub path: String,
     bearer: Option<String>,
     bodies: Bodies,
 }
 
+#[derive(Clone)]
 enum Bodies {
     /// The same body every time.
     Same(Value),
