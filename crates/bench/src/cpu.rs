@@ -52,6 +52,8 @@ impl CpuTimes {
             Some(now.steal.saturating_sub(then.steal) as f64 * 100.0 / total as f64)
         });
         let elapsed = self.at.saturating_duration_since(earlier.at);
+        // The counters and the clock are read one after the other, so a wholly busy phase can
+        // read a little over its length.
         let waited = self.waited_micros.zip(earlier.waited_micros).and_then(|(now, then)| {
             (elapsed > Duration::ZERO)
                 .then(|| (now.saturating_sub(then) as f64 * 100.0 / elapsed.as_micros() as f64).min(100.0))
@@ -107,6 +109,8 @@ mod tests {
         };
         assert_eq!(after.since(&before), Contention { stolen: Some(25.0), waited: Some(25.0) });
         assert_eq!(before.since(&before), Contention::default(), "no time passed");
+        let overlong = CpuTimes { waited_micros: Some(2_100_000), ..after };
+        assert_eq!(overlong.since(&before).waited, Some(100.0), "never more than the whole phase");
         let unreadable = CpuTimes { ticks: None, waited_micros: None, ..after };
         assert_eq!(unreadable.since(&before), Contention::default());
         assert_eq!(after.since(&unreadable), Contention::default());

@@ -154,10 +154,12 @@ impl Target {
         Ok(Self { address, uri, headers })
     }
 
-    fn request(&self, body: Bytes) -> anyhow::Result<Request<Full<Bytes>>> {
-        let mut request = Request::builder().method(METHOD).uri(self.uri.clone()).body(Full::new(body))?;
+    fn request(&self, body: Bytes) -> Request<Full<Bytes>> {
+        let mut request = Request::new(Full::new(body));
+        *request.method_mut() = METHOD;
+        *request.uri_mut() = self.uri.clone();
         *request.headers_mut() = self.headers.clone();
-        Ok(request)
+        request
     }
 }
 
@@ -217,18 +219,24 @@ async fn send(target: Arc<Target>, requests: &Requests, schedule: &Schedule) -> 
                 connections.len() - 1
             }
             None => {
-                let (connection, outcome) = endings.recv().await.context("every paced connection ended")?;
+                let (connection, outcome) =
+                    endings.recv().await.context("a paced connection ended without reporting its request")?;
                 tally.record(&outcome);
                 out -= 1;
                 connection
             }
         };
         let job = Job { due, body: Bytes::from(requests.paced_body(index)) };
-        connections[connection].send(job).await.context("a paced connection ended")?;
+        // A connection is chosen only once it has reported its last request, so its queue is empty.
+        connections[connection].try_send(job).context("a paced connection was not idle or ended")?;
         out += 1;
     }
+    // Without the senders, a connection that ended without reporting (it panicked) ends the wait
+    // with an error instead of leaving it open forever.
+    drop(connections);
+    drop(ended);
     while out > 0 {
-        let (_, outcome) = endings.recv().await.context("every paced connection ended")?;
+        let (_, outcome) = endings.recv().await.context("a paced connection ended without reporting its request")?;
         tally.record(&outcome);
         out -= 1;
     }
@@ -277,7 +285,7 @@ async fn exchange(link: &mut Option<SendRequest<Full<Bytes>>>, target: &Target, 
                 Err(_) => return Answer::Nothing,
             },
         };
-        let Ok(request) = target.request(body.clone()) else { return Answer::Nothing };
+        let request = target.request(body.clone());
         if sender.ready().await.is_err() {
             *link = None;
             continue;
@@ -506,7 +514,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn every_request_is_sent_when_due_and_counted_also_when_the_server_closes_connections() {
+    async fn every_request_is_sent_once_and_counted_also_when_the_server_closes_connections() {
         let seeded = Seeded {
             key: "pk_test".to_owned(),
             campaign_id: "cmp-1".to_owned(),
@@ -518,7 +526,10 @@ mod tests {
         let schedule = schedule(50.0, 1);
         let started = std::time::Instant::now();
         let paced = run(&base_url, &mint.requests, &schedule).await.expect("a paced run");
-        assert!(started.elapsed() >= Duration::from_millis(980), "the requests are spread over the second");
+        assert!(
+            started.elapsed() >= Duration::from_millis(980),
+            "the requests are spread over the second, not sent at once"
+        );
         assert_eq!((paced.answered, paced.non_2xx, paced.no_answer), (50, 10, 0), "{paced:?}");
         assert_eq!(seen.load(Ordering::SeqCst), 50, "each request sent once, with its headers");
     }

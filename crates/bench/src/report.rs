@@ -184,7 +184,7 @@ fn thousands(value: f64) -> String {
     out
 }
 
-/// A share of CPU time, one decimal; `–` where it could not be read.
+/// A share in percent, one decimal; `–` where it could not be read.
 fn percent(value: Option<f64>) -> String {
     value.map_or_else(|| "–".to_owned(), |p| format!("{p:.1}"))
 }
