@@ -483,9 +483,10 @@ mod tests {
     }
 
     /// A server on a free loopback port that answers every request with `201`, every fifth with
-    /// `500`, and closes each connection after its third answer, so a sender must open connections
-    /// again. It counts the requests it saw that carried the workload's key.
-    async fn server() -> (String, Arc<AtomicU64>) {
+    /// `500`, each after `answer_after`, and closes each connection after its third answer when
+    /// `closing`, so a sender must open connections again. It counts the requests it saw that
+    /// carried the workload's key.
+    async fn server(answer_after: Duration, closing: bool) -> (String, Arc<AtomicU64>) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
         let base_url = format!("http://{}", listener.local_addr().expect("the address"));
         let seen = Arc::new(AtomicU64::new(0));
@@ -499,9 +500,10 @@ mod tests {
                     let nth = if keyed { seen.fetch_add(1, Ordering::SeqCst) + 1 } else { 0 };
                     let here = answers_here.fetch_add(1, Ordering::SeqCst) + 1;
                     async move {
+                        tokio::time::sleep(answer_after).await;
                         let status = if nth.is_multiple_of(5) { 500 } else { 201 };
                         let mut answer = hyper::Response::builder().status(status);
-                        if here.is_multiple_of(3) {
+                        if closing && here.is_multiple_of(3) {
                             answer = answer.header("connection", "close");
                         }
                         answer.body(Full::new(Bytes::from_static(b"{}")))
@@ -522,7 +524,7 @@ mod tests {
             devices: vec![],
         };
         let mint = workloads::all(&seeded).into_iter().find(|w| w.slug == "mint").expect("the mint workload");
-        let (base_url, seen) = server().await;
+        let (base_url, seen) = server(Duration::ZERO, true).await;
         let schedule = schedule(50.0, 1);
         let started = std::time::Instant::now();
         let paced = run(&base_url, &mint.requests, &schedule).await.expect("a paced run");
@@ -532,5 +534,27 @@ mod tests {
         );
         assert_eq!((paced.answered, paced.non_2xx, paced.no_answer), (50, 10, 0), "{paced:?}");
         assert_eq!(seen.load(Ordering::SeqCst), 50, "each request sent once, with its headers");
+    }
+
+    #[tokio::test]
+    async fn a_due_request_waits_for_a_connection_when_all_are_out_and_the_wait_is_in_its_latency() {
+        let seeded = Seeded {
+            key: "pk_test".to_owned(),
+            campaign_id: "cmp-1".to_owned(),
+            code: "C".to_owned(),
+            devices: vec![],
+        };
+        let mint = workloads::all(&seeded).into_iter().find(|w| w.slug == "mint").expect("the mint workload");
+        // Each answer takes 300 ms, so 256 connections answer about 850 requests a second: asked
+        // for 1,000, the later requests queue for a connection, up to about 170 ms by the end.
+        let (base_url, seen) = server(Duration::from_millis(300), false).await;
+        let paced = run(&base_url, &mint.requests, &schedule(1_000.0, 1)).await.expect("a paced run");
+        assert_eq!((paced.answered, paced.no_answer), (1_000, 0), "{paced:?}");
+        assert_eq!(seen.load(Ordering::SeqCst), 1_000);
+        assert!(
+            paced.p50_ms.is_some_and(|p50| p50 >= 300.0),
+            "no answer comes sooner than the server gives it: {paced:?}"
+        );
+        assert!(paced.p99_ms.is_some_and(|p99| p99 >= 400.0), "the queued requests count their wait: {paced:?}");
     }
 }
