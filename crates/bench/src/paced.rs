@@ -515,19 +515,24 @@ mod tests {
         (base_url, seen)
     }
 
-    #[tokio::test]
-    async fn every_request_is_sent_once_and_counted_also_when_the_server_closes_connections() {
+    /// The mint workload's requests, with the key the test server counts.
+    fn mint_requests() -> Requests {
         let seeded = Seeded {
             key: "pk_test".to_owned(),
             campaign_id: "cmp-1".to_owned(),
             code: "C".to_owned(),
             devices: vec![],
         };
-        let mint = workloads::all(&seeded).into_iter().find(|w| w.slug == "mint").expect("the mint workload");
+        workloads::all(&seeded).into_iter().find(|w| w.slug == "mint").expect("the mint workload").requests
+    }
+
+    #[tokio::test]
+    async fn every_request_is_sent_once_and_counted_also_when_the_server_closes_connections() {
+        let mint = mint_requests();
         let (base_url, seen) = server(Duration::ZERO, true).await;
         let schedule = schedule(50.0, 1);
         let started = std::time::Instant::now();
-        let paced = run(&base_url, &mint.requests, &schedule).await.expect("a paced run");
+        let paced = run(&base_url, &mint, &schedule).await.expect("a paced run");
         assert!(
             started.elapsed() >= Duration::from_millis(980),
             "the requests are spread over the second, not sent at once"
@@ -538,17 +543,11 @@ mod tests {
 
     #[tokio::test]
     async fn a_due_request_waits_for_a_connection_when_all_are_out_and_the_wait_is_in_its_latency() {
-        let seeded = Seeded {
-            key: "pk_test".to_owned(),
-            campaign_id: "cmp-1".to_owned(),
-            code: "C".to_owned(),
-            devices: vec![],
-        };
-        let mint = workloads::all(&seeded).into_iter().find(|w| w.slug == "mint").expect("the mint workload");
+        let mint = mint_requests();
         // Each answer takes 300 ms, so 256 connections answer about 850 requests a second: asked
         // for 1,000, the later requests queue for a connection, up to about 170 ms by the end.
         let (base_url, seen) = server(Duration::from_millis(300), false).await;
-        let paced = run(&base_url, &mint.requests, &schedule(1_000.0, 1)).await.expect("a paced run");
+        let paced = run(&base_url, &mint, &schedule(1_000.0, 1)).await.expect("a paced run");
         assert_eq!((paced.answered, paced.no_answer), (1_000, 0), "{paced:?}");
         assert_eq!(seen.load(Ordering::SeqCst), 1_000);
         assert!(
