@@ -12,7 +12,7 @@ use pulse_domain::ids::{AppUserId, CampaignId, DeviceId};
 use pulse_domain::outreach::models::Suppression;
 use uuid::Uuid;
 
-use crate::schema::{app_devices, app_users, erasures, launch_links, sessions};
+use crate::schema::{app_devices, app_installs, app_users, erasures, launch_links, sessions};
 use crate::store::{PgStore, TxError};
 
 #[derive(QueryableByName)]
@@ -86,7 +86,9 @@ impl ErasureRepository for PgStore {
                     .await
                     .optional()?;
                 let Some(user) = found else { return Ok(false) };
-                // Its installs go with it; its sessions stay, detached by the foreign keys.
+                // Its installs go with it (no foreign key cascades to them, migration 000020); its
+                // sessions stay, detached by their foreign keys.
+                diesel::delete(app_installs::table.filter(app_installs::device_id.eq(device.0))).execute(conn).await?;
                 diesel::delete(app_devices::table.find(device.0)).execute(conn).await?;
                 // A person named by no `externalId` belongs to the device alone.
                 if let Some(user) = user {
@@ -156,5 +158,65 @@ impl ErasureRepository for PgStore {
             })
             .await?;
         Ok(erased)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::dsl::count_star;
+    use diesel_async::SimpleAsyncConnection as _;
+    use pulse_domain::ids::{ErasureId, WorkspaceId};
+    use time::OffsetDateTime;
+
+    use super::*;
+    use crate::test_db::TestDatabase;
+    use crate::{PoolSettings, connect};
+
+    const WORKSPACE: &str = "00000000-0000-0000-0000-00000000000a";
+
+    /// A campaign, and two devices registered to it: each an `app_devices` row and an `app_installs` row.
+    const TWO_REGISTERED_DEVICES: &str = "\
+        INSERT INTO businesses (id, name, created_at) VALUES ('00000000-0000-0000-0000-00000000000b', 'b', now()); \
+        INSERT INTO workspaces (id, business_id, external_ref, name, slug, kind, created_at) \
+        VALUES ('00000000-0000-0000-0000-00000000000a', '00000000-0000-0000-0000-00000000000b', 'w', 'w', 'w', \
+        'COMPANY', now()); \
+        INSERT INTO surveys (id, workspace_id, title, languages, questions, created_at) \
+        VALUES ('00000000-0000-0000-0000-00000000000c', '00000000-0000-0000-0000-00000000000a', 't', '{en}', '[]', \
+        now()); \
+        INSERT INTO campaigns (id, workspace_id, survey_id, code, name, status, audience, quality, delivery, \
+        order_terms, anonymity_floor, created_at) VALUES ('00000000-0000-0000-0000-00000000000d', \
+        '00000000-0000-0000-0000-00000000000a', '00000000-0000-0000-0000-00000000000c', 'c', 'c', 'ACTIVE', 'OPEN', \
+        '{}', '{}', '{}', 5, now()); \
+        INSERT INTO app_devices (id, workspace_id, app_id, platform, app_version, status, refresh_digest, \
+        refresh_expires_at, identity, latest_install_id, first_seen_at, last_seen_at, heartbeat_count, \
+        feedback_count, session_count, recent_sessions) \
+        SELECT ('00000000-0000-0000-0000-00000000001' || i)::uuid, '00000000-0000-0000-0000-00000000000a', 'app', \
+        'ios', '1', 'ACTIVE', sha256(i::text::bytea), now() + interval '1 day', 'anonymous', \
+        ('00000000-0000-0000-0000-00000000002' || i)::uuid, now(), now(), 0, 0, 1, ARRAY[now()] \
+        FROM generate_series(1, 2) AS i; \
+        INSERT INTO app_installs (id, campaign_id, device_id, app_id, platform, app_version, first_seen_at, \
+        last_seen_at, heartbeat_count, feedback_count, session_count, recent_sessions) \
+        SELECT latest_install_id, '00000000-0000-0000-0000-00000000000d', id, 'app', 'ios', '1', now(), now(), 0, 0, \
+        1, ARRAY[now()] FROM app_devices;";
+
+    #[tokio::test]
+    async fn an_erased_device_takes_its_installs_with_it_and_leaves_the_others() {
+        let database = TestDatabase::create().await;
+        let store = connect(database.url(), &PoolSettings { max_size: 2, ..PoolSettings::default() }).expect("a pool");
+        let mut conn = store.conn().await.expect("a connection");
+        conn.batch_execute(TWO_REGISTERED_DEVICES).await.expect("seeded");
+        let erased = Uuid::parse_str("00000000-0000-0000-0000-000000000011").expect("a uuid");
+        let record = ErasureRecord {
+            id: ErasureId::new_random(),
+            workspace_id: WorkspaceId(Uuid::parse_str(WORKSPACE).expect("a uuid")),
+            erased_at: OffsetDateTime::now_utc(),
+        };
+
+        assert!(store.erase_device(DeviceId(erased), &record).await.expect("erased"));
+
+        let left: Vec<Uuid> = app_installs::table.select(app_installs::device_id).load(&mut conn).await.expect("read");
+        assert_eq!(left, [Uuid::parse_str("00000000-0000-0000-0000-000000000012").expect("a uuid")]);
+        let devices: i64 = app_devices::table.select(count_star()).get_result(&mut conn).await.expect("read");
+        assert_eq!(devices, 1);
     }
 }

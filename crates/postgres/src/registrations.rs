@@ -179,19 +179,21 @@ pub(crate) const RELEASE_VENDOR_SQL: &str = "UPDATE app_devices SET vendor_diges
 /// read and the devices it created (the people the devices name are written before). A device whose
 /// vendor id is taken is left out, and so is its install; the others stand. Devices are inserted in
 /// vendor digest order, so two groups claiming the same vendor ids wait for each other in one order.
+/// A device's workspace is read from its campaign's row here, in the statement that inserts it:
+/// the tables have no foreign keys to check it (migration 000020).
 async fn create_devices(conn: &AsyncPgConnection, new: &[&DeviceRegistration]) -> Result<Made, DieselError> {
     let mut new = new.to_vec();
     new.sort_by(|a, b| a.vendor_digest.cmp(&b.vendor_digest));
     let metadata: Vec<Option<serde_json::Value>> =
         new.iter().map(|r| r.app.metadata.clone().map(serde_json::Value::Object)).collect();
     sql_query(concat!(
-        "WITH states AS (SELECT id, status, require_signed FROM campaigns WHERE id = ANY($3::uuid[])), ",
-        "input AS (SELECT t.* FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], ",
-        "$6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::jsonb[], $12::bytea[], $13::bytea[], ",
-        "$14::timestamptz[], $15::uuid[], $16::text[], $17::timestamptz[]) AS t(id, workspace_id, campaign_id, ",
-        "install_id, app_id, platform, app_version, device_model, os_version, locale, metadata, vendor_digest, ",
-        "refresh_digest, refresh_expires_at, user_id, identity, now) ",
-        "JOIN states ON states.id = t.campaign_id WHERE states.status = $18), ",
+        "WITH states AS (SELECT id, workspace_id, status, require_signed FROM campaigns WHERE id = ANY($2::uuid[])), ",
+        "input AS (SELECT t.*, states.workspace_id FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], ",
+        "$5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::bytea[], $12::bytea[], ",
+        "$13::timestamptz[], $14::uuid[], $15::text[], $16::timestamptz[]) AS t(id, campaign_id, install_id, app_id, ",
+        "platform, app_version, device_model, os_version, locale, metadata, vendor_digest, refresh_digest, ",
+        "refresh_expires_at, user_id, identity, now) ",
+        "JOIN states ON states.id = t.campaign_id WHERE states.status = $17), ",
         "devices AS (INSERT INTO app_devices (id, workspace_id, app_id, platform, app_version, device_model, ",
         "os_version, locale, metadata, vendor_digest, status, refresh_digest, refresh_expires_at, user_id, ",
         "identity, latest_install_id, first_seen_at, last_seen_at, heartbeat_count, feedback_count, ",
@@ -206,7 +208,6 @@ async fn create_devices(conn: &AsyncPgConnection, new: &[&DeviceRegistration]) -
         "SELECT id, status, require_signed, ARRAY(SELECT id FROM devices) AS devices FROM states"
     ))
     .bind::<Array<SqlUuid>, _>(new.iter().map(|r| r.device_id.0).collect::<Vec<_>>())
-    .bind::<Array<SqlUuid>, _>(new.iter().map(|r| r.workspace_id.0).collect::<Vec<_>>())
     .bind::<Array<SqlUuid>, _>(new.iter().map(|r| r.campaign_id.0).collect::<Vec<_>>())
     .bind::<Array<SqlUuid>, _>(new.iter().map(|r| r.new_install_id.0).collect::<Vec<_>>())
     .bind::<Array<Text>, _>(new.iter().map(|r| r.app.app_id.as_str()).collect::<Vec<_>>())
