@@ -5,6 +5,5 @@ CREATE INDEX app_installs_device ON app_installs (device_id);
 ALTER TABLE app_installs
     ADD CONSTRAINT app_installs_campaign_id_device_id_key UNIQUE (campaign_id, device_id),
     ADD CONSTRAINT app_installs_position_key UNIQUE (position),
-    ADD CONSTRAINT app_installs_device_id_fkey FOREIGN KEY (device_id) REFERENCES app_devices (id) ON DELETE CASCADE,
     ADD CONSTRAINT app_installs_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns (id) ON DELETE CASCADE;
 DROP INDEX app_installs_device_campaign;

@@ -86,8 +86,9 @@ impl ErasureRepository for PgStore {
                     .await
                     .optional()?;
                 let Some(user) = found else { return Ok(false) };
-                // Its installs go with it (no foreign key cascades to them, migration 000020); its
-                // sessions stay, detached by their foreign keys.
+                // Its installs go with it, deleted here rather than left to the foreign key's
+                // cascade, so that a later release can drop that foreign key from register's hot
+                // path (docs/performance.md); its sessions stay, detached by their foreign keys.
                 diesel::delete(app_installs::table.filter(app_installs::device_id.eq(device.0))).execute(conn).await?;
                 diesel::delete(app_devices::table.find(device.0)).execute(conn).await?;
                 // A person named by no `externalId` belongs to the device alone.
@@ -172,8 +173,6 @@ mod tests {
     use crate::test_db::TestDatabase;
     use crate::{PoolSettings, connect};
 
-    const WORKSPACE: &str = "00000000-0000-0000-0000-00000000000a";
-
     /// A campaign, and two devices registered to it: each an `app_devices` row and an `app_installs` row.
     const TWO_REGISTERED_DEVICES: &str = "\
         INSERT INTO businesses (id, name, created_at) VALUES ('00000000-0000-0000-0000-00000000000b', 'b', now()); \
@@ -208,7 +207,7 @@ mod tests {
         let erased = Uuid::parse_str("00000000-0000-0000-0000-000000000011").expect("a uuid");
         let record = ErasureRecord {
             id: ErasureId::new_random(),
-            workspace_id: WorkspaceId(Uuid::parse_str(WORKSPACE).expect("a uuid")),
+            workspace_id: WorkspaceId(Uuid::parse_str("00000000-0000-0000-0000-00000000000a").expect("a uuid")),
             erased_at: OffsetDateTime::now_utc(),
         };
 
