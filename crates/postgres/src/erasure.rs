@@ -174,6 +174,8 @@ mod tests {
     use crate::{PoolSettings, connect};
 
     /// A campaign, and two devices registered to it: each an `app_devices` row and an `app_installs` row.
+    /// Without the foreign key from installs to devices, as a later release will have it, so that
+    /// nothing but erasure itself can delete the installs.
     const TWO_REGISTERED_DEVICES: &str = "\
         INSERT INTO businesses (id, name, created_at) VALUES ('00000000-0000-0000-0000-00000000000b', 'b', now()); \
         INSERT INTO workspaces (id, business_id, external_ref, name, slug, kind, created_at) \
@@ -196,7 +198,8 @@ mod tests {
         INSERT INTO app_installs (id, campaign_id, device_id, app_id, platform, app_version, first_seen_at, \
         last_seen_at, heartbeat_count, feedback_count, session_count, recent_sessions) \
         SELECT latest_install_id, '00000000-0000-0000-0000-00000000000d', id, 'app', 'ios', '1', now(), now(), 0, 0, \
-        1, ARRAY[now()] FROM app_devices;";
+        1, ARRAY[now()] FROM app_devices; \
+        ALTER TABLE app_installs DROP CONSTRAINT app_installs_device_id_fkey;";
 
     #[tokio::test]
     async fn an_erased_device_takes_its_installs_with_it_and_leaves_the_others() {

@@ -180,7 +180,7 @@ pub(crate) const RELEASE_VENDOR_SQL: &str = "UPDATE app_devices SET vendor_diges
 /// vendor id is taken is left out, and so is its install; the others stand. Devices are inserted in
 /// vendor digest order, so two groups claiming the same vendor ids wait for each other in one order.
 /// A device's workspace is read from its campaign's row here, in the statement that inserts it:
-/// the tables have no foreign keys to check it (migration 000020).
+/// the tables have no foreign keys to check it (migration 000021).
 async fn create_devices(conn: &AsyncPgConnection, new: &[&DeviceRegistration]) -> Result<Made, DieselError> {
     let mut new = new.to_vec();
     new.sort_by(|a, b| a.vendor_digest.cmp(&b.vendor_digest));

@@ -6,4 +6,3 @@ ALTER TABLE app_installs
     ADD CONSTRAINT app_installs_campaign_id_device_id_key UNIQUE (campaign_id, device_id),
     ADD CONSTRAINT app_installs_position_key UNIQUE (position),
     ADD CONSTRAINT app_installs_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns (id) ON DELETE CASCADE;
-DROP INDEX app_installs_device_campaign;

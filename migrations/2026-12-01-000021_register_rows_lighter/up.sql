@@ -11,11 +11,18 @@
 -- Indexes dropped:
 -- * the unique index on `position` alone, on both tables: no query reads it, and nothing writes
 --   `position` but its identity;
--- * app_installs_device: the unique key now leads with device_id, so it answers lookups by device.
+-- * app_installs_device and the unique key led by campaign_id: the key led by device_id
+--   (migration 000020) answers both their lookups.
 --
--- The new key is built before anything is dropped: writes to installs wait while it builds, reads
--- go on, and the drops at the end hold the tables only for an instant.
-CREATE UNIQUE INDEX app_installs_device_campaign ON app_installs (device_id, campaign_id);
+-- Dropping a foreign key locks its referenced table too. The tables are locked first, in the
+-- order the previous release's register takes them (the campaign it reads, the device and install
+-- it inserts, then the workspace its device's foreign key checks), so a register waits for the
+-- migration rather than holding one of them while it waits for another: locked in another order,
+-- a register under load deadlocked with it. The drops only change the catalog, so the locks last
+-- an instant. Should a long transaction hold one of the tables, the migration gives up after the
+-- timeout instead of stalling every reader queued behind it, and is run again.
+SET LOCAL lock_timeout = '5s';
+LOCK TABLE campaigns, app_devices, app_installs, workspaces IN ACCESS EXCLUSIVE MODE;
 ALTER TABLE app_installs
     DROP CONSTRAINT app_installs_campaign_id_fkey,
     DROP CONSTRAINT app_installs_position_key,

@@ -1,0 +1,1 @@
+DROP INDEX app_installs_device_campaign;
