@@ -19,9 +19,10 @@
 -- it inserts, then the workspace its device's foreign key checks), so a register waits for the
 -- migration rather than holding one of them while it waits for another: locked in another order,
 -- a register under load deadlocked with it. The drops only change the catalog, so the locks last
--- an instant. Should a long transaction hold one of the tables, the migration gives up after the
--- timeout instead of stalling every reader queued behind it, and is run again.
-SET LOCAL lock_timeout = '5s';
+-- an instant. Should a long transaction hold one of the tables, the migration gives up after
+-- waiting 2 seconds for it (the timeout applies to each table) instead of stalling every reader
+-- queued behind it, and is run again.
+SET LOCAL lock_timeout = '2s';
 LOCK TABLE campaigns, app_devices, app_installs, workspaces IN ACCESS EXCLUSIVE MODE;
 ALTER TABLE app_installs
     DROP CONSTRAINT app_installs_campaign_id_fkey,
