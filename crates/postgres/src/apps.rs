@@ -561,7 +561,7 @@ mod tests {
 
     use super::device_by_vendor_sql;
     use crate::registrations::RELEASE_VENDOR_SQL;
-    use crate::test_db::TestDatabase;
+    use crate::test_db::{ONE_WORKSPACE, TestDatabase};
 
     #[derive(QueryableByName)]
     struct PlanLine {
@@ -569,14 +569,9 @@ mod tests {
         line: String,
     }
 
-    /// Fifty devices of one app in one workspace, and no statistics: the state in which a cached
+    /// Fifty devices of one app in [`ONE_WORKSPACE`], and no statistics: the state in which a cached
     /// plan of the vendor lookups walked the workspace's devices in position order.
     const FEW_DEVICES_NO_STATISTICS: &str = "\
-        INSERT INTO businesses (id, name, created_at) \
-        VALUES ('00000000-0000-0000-0000-00000000000b', 'b', now()); \
-        INSERT INTO workspaces (id, business_id, external_ref, name, slug, kind, created_at) \
-        VALUES ('00000000-0000-0000-0000-00000000000a', '00000000-0000-0000-0000-00000000000b', 'w', 'w', 'w', \
-        'COMPANY', now()); \
         INSERT INTO app_devices (id, workspace_id, app_id, platform, app_version, status, refresh_digest, \
         refresh_expires_at, identity, latest_install_id, first_seen_at, last_seen_at, heartbeat_count, \
         feedback_count, session_count, recent_sessions, vendor_digest) \
@@ -601,6 +596,7 @@ mod tests {
     async fn the_vendor_lookups_use_the_vendor_index_before_the_table_has_statistics() {
         let database = TestDatabase::create().await;
         let mut conn = AsyncPgConnection::establish(database.url()).await.expect("a connection");
+        conn.batch_execute(ONE_WORKSPACE).await.expect("a workspace");
         conn.batch_execute(FEW_DEVICES_NO_STATISTICS).await.expect("seeded");
         let workspace = "'00000000-0000-0000-0000-00000000000a'";
         let lookup = generic_plan(

@@ -170,17 +170,13 @@ mod tests {
     use time::OffsetDateTime;
 
     use super::*;
-    use crate::test_db::TestDatabase;
+    use crate::test_db::{ONE_WORKSPACE, TestDatabase};
     use crate::{PoolSettings, connect};
 
-    /// A campaign, and two devices registered to it: each an `app_devices` row and an `app_installs` row.
+    /// A campaign of [`ONE_WORKSPACE`], and two devices registered to it: each an `app_devices` row and an `app_installs` row.
     /// Without the foreign key from installs to devices, as a later release will have it, so that
     /// nothing but erasure itself can delete the installs.
     const TWO_REGISTERED_DEVICES: &str = "\
-        INSERT INTO businesses (id, name, created_at) VALUES ('00000000-0000-0000-0000-00000000000b', 'b', now()); \
-        INSERT INTO workspaces (id, business_id, external_ref, name, slug, kind, created_at) \
-        VALUES ('00000000-0000-0000-0000-00000000000a', '00000000-0000-0000-0000-00000000000b', 'w', 'w', 'w', \
-        'COMPANY', now()); \
         INSERT INTO surveys (id, workspace_id, title, languages, questions, created_at) \
         VALUES ('00000000-0000-0000-0000-00000000000c', '00000000-0000-0000-0000-00000000000a', 't', '{en}', '[]', \
         now()); \
@@ -206,6 +202,7 @@ mod tests {
         let database = TestDatabase::create().await;
         let store = connect(database.url(), &PoolSettings { max_size: 2, ..PoolSettings::default() }).expect("a pool");
         let mut conn = store.conn().await.expect("a connection");
+        conn.batch_execute(ONE_WORKSPACE).await.expect("a workspace");
         conn.batch_execute(TWO_REGISTERED_DEVICES).await.expect("seeded");
         let erased = Uuid::parse_str("00000000-0000-0000-0000-000000000011").expect("a uuid");
         let record = ErasureRecord {
