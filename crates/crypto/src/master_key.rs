@@ -249,22 +249,12 @@ mod tests {
     #[test]
     fn every_seal_takes_a_fresh_nonce_on_every_thread() {
         let crypto = RingCrypto::new(&master(1));
+        let nonces_of_one_thread = || -> Vec<Vec<u8>> {
+            (0..500).map(|_| crypto.seal(b"row-1", b"same")[1 + KEY_ID_LEN..][..NONCE_LEN].to_vec()).collect()
+        };
         let nonces: std::collections::HashSet<Vec<u8>> = std::thread::scope(|scope| {
-            let sealers: Vec<_> = (0..4)
-                .map(|_| {
-                    scope.spawn(|| {
-                        (0..500)
-                            .map(|_| {
-                                crypto
-                                    .seal(b"row-1", b"same")
-                                    .get(1 + KEY_ID_LEN..1 + KEY_ID_LEN + NONCE_LEN)
-                                    .map(<[u8]>::to_vec)
-                            })
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            sealers.into_iter().flat_map(|s| s.join().expect("a sealer")).map(|n| n.expect("a nonce")).collect()
+            let threads: Vec<_> = (0..4).map(|_| scope.spawn(nonces_of_one_thread)).collect();
+            threads.into_iter().flat_map(|t| t.join().expect("a sealing thread")).collect()
         });
         assert_eq!(nonces.len(), 2_000);
     }

@@ -173,9 +173,9 @@ mod tests {
     use crate::test_db::{ONE_WORKSPACE, TestDatabase};
     use crate::{PoolSettings, connect};
 
-    /// A campaign of [`ONE_WORKSPACE`], and two devices registered to it: each an `app_devices` row and an `app_installs` row.
-    /// Without the foreign key from installs to devices, as a later release will have it, so that
-    /// nothing but erasure itself can delete the installs.
+    /// A campaign of [`ONE_WORKSPACE`], and two devices registered to it: each an `app_devices`
+    /// row and an `app_installs` row. Without the foreign key from installs to devices, as a later
+    /// release will have it, so that nothing but erasure itself can delete the installs.
     const TWO_REGISTERED_DEVICES: &str = "\
         INSERT INTO surveys (id, workspace_id, title, languages, questions, created_at) \
         VALUES ('00000000-0000-0000-0000-00000000000c', '00000000-0000-0000-0000-00000000000a', 't', '{en}', '[]', \
