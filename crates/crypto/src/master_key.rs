@@ -17,6 +17,8 @@ const KEY_ID_LABEL: &str = "pulse/key-id/v1";
 const SEALED_VERSION: u8 = 1;
 const KEY_ID_LEN: usize = 4;
 const NONCE_LEN: usize = 24;
+/// Where the nonce starts in a sealed value, after its version and key id.
+const NONCE_AT: usize = 1 + KEY_ID_LEN;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MasterKeyError {
@@ -156,7 +158,7 @@ impl Crypto for RingCrypto {
         // Encryption fails only for plaintexts beyond 256 GiB, which no caller sends.
         #[allow(clippy::expect_used)]
         let ciphertext = self.sealing.cipher.encrypt(XNonce::from_slice(&nonce), payload).expect("encrypt");
-        let mut out = Vec::with_capacity(1 + KEY_ID_LEN + NONCE_LEN + ciphertext.len());
+        let mut out = Vec::with_capacity(NONCE_AT + NONCE_LEN + ciphertext.len());
         out.push(SEALED_VERSION);
         out.extend_from_slice(&self.sealing.id);
         out.extend_from_slice(&nonce);
@@ -165,7 +167,7 @@ impl Crypto for RingCrypto {
     }
 
     fn open(&self, context: &[u8], sealed: &[u8]) -> Result<Vec<u8>> {
-        let header = 1 + KEY_ID_LEN + NONCE_LEN;
+        let header = NONCE_AT + NONCE_LEN;
         if sealed.len() < header || sealed[0] != SEALED_VERSION {
             return Err(Error::internal("sealed data has an unknown format"));
         }
@@ -173,7 +175,7 @@ impl Crypto for RingCrypto {
         if key_id != self.sealing.id {
             return Err(Error::internal("sealed data is under a master key this process does not hold"));
         }
-        let nonce = XNonce::from_slice(&sealed[1 + KEY_ID_LEN..header]);
+        let nonce = XNonce::from_slice(&sealed[NONCE_AT..header]);
         self.sealing
             .cipher
             .decrypt(nonce, Payload { msg: &sealed[header..], aad: &aad(key_id, context) })
@@ -250,7 +252,7 @@ mod tests {
     fn every_seal_takes_a_fresh_nonce_on_every_thread() {
         let crypto = RingCrypto::new(&master(1));
         let nonces_of_one_thread = || -> Vec<Vec<u8>> {
-            (0..500).map(|_| crypto.seal(b"row-1", b"same")[1 + KEY_ID_LEN..][..NONCE_LEN].to_vec()).collect()
+            (0..500).map(|_| crypto.seal(b"row-1", b"same")[NONCE_AT..][..NONCE_LEN].to_vec()).collect()
         };
         let nonces: std::collections::HashSet<Vec<u8>> = std::thread::scope(|scope| {
             let threads: Vec<_> = (0..4).map(|_| scope.spawn(nonces_of_one_thread)).collect();
