@@ -586,19 +586,24 @@ impl WebhookRepository for PgStore {
         at: OffsetDateTime,
     ) -> Result<Option<DeliveryView>> {
         let mut conn = self.conn().await?;
-        if requeue(&mut conn, subscription, Some(delivery), None, at, 1).await? == 0 {
-            return Ok(None);
-        }
-        let rows: Vec<DeliveryRow> = sql_query(format!(
-            "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-            WHERE d.id = $1"
-        ))
-        .bind::<SqlUuid, _>(delivery.0)
-        .cached()
-        .load(&mut conn)
+        // Read back before the commit: once it commits, a worker may claim the delivery, and the
+        // answer would show the worker's lease instead of the redelivery.
+        conn.transaction::<_, TxError, _>(async |conn| {
+            if requeue(conn, subscription, Some(delivery), None, at, 1).await.map_err(TxError::Domain)? == 0 {
+                return Ok(None);
+            }
+            let rows: Vec<DeliveryRow> = sql_query(format!(
+                "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+                WHERE d.id = $1"
+            ))
+            .bind::<SqlUuid, _>(delivery.0)
+            .cached()
+            .load(conn)
+            .await?;
+            Ok(with_trail(conn, rows).await.map_err(TxError::Domain)?.pop())
+        })
         .await
-        .map_err(from_diesel)?;
-        Ok(with_trail(&mut conn, rows).await?.pop())
+        .map_err(Error::from)
     }
 
     async fn redeliver_range(
