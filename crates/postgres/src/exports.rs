@@ -15,6 +15,7 @@ use pulse_domain::{Error, Result};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::apps::IdRow;
 use crate::error::from_diesel;
 use crate::schema::{download_fetches, export_files, export_workers, exports};
 use crate::statement::Cached as _;
@@ -93,12 +94,6 @@ impl ExportRow {
             campaign_code: self.campaign_code,
         })
     }
-}
-
-#[derive(QueryableByName)]
-struct IdRow {
-    #[diesel(sql_type = SqlUuid)]
-    id: Uuid,
 }
 
 #[derive(QueryableByName)]

@@ -18,6 +18,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::apps::IdRow;
 use crate::error::from_diesel;
 use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
@@ -243,8 +244,8 @@ struct Requeued {
 
 /// Sends again, as of `at`, the endpoint's deliveries this names (one delivery, or those of events
 /// in a range), in one statement; answers how many matched, and changes nothing when more than
-/// `max` do. The matching rows are locked first, so the status each is judged by is the one it
-/// is written from. A DEAD or DELIVERED delivery becomes PENDING and due at `at`, its attempts so
+/// `max` do. The matching rows are locked first, in the order of their position as the purge
+/// locks them, so the status each is judged by is the one it is written from. A DEAD or DELIVERED delivery becomes PENDING and due at `at`, its attempts so
 /// far start the fresh limit, and the request joins its trail. A PENDING or FAILED one is made due
 /// at `at` unless a worker holds it: its lease stands, so no second worker sends it meanwhile.
 async fn requeue(
@@ -265,6 +266,7 @@ async fn requeue(
             WHERE d.subscription_id = $1 AND ($2::uuid IS NULL OR d.id = $2)
                 AND ($3::timestamptz IS NULL OR e.occurred_at >= $3) AND ($4::timestamptz IS NULL OR e.occurred_at < $4)
                 AND d.status = ANY ($5)
+            ORDER BY d.position
             LIMIT $6 + 1
             FOR UPDATE OF d
         ), requeued AS (
@@ -368,6 +370,62 @@ struct PositionRow {
     id: Uuid,
     #[diesel(sql_type = BigInt)]
     position: i64,
+}
+
+/// Events purged per transaction: each batch's locks are held for tens of milliseconds.
+const PURGE_BATCH: i64 = 1_000;
+
+impl PgStore {
+    /// Deletes up to [`PURGE_BATCH`] of the oldest events before `before` whose deliveries are all
+    /// finished; returns how many it deleted, and whether it took a whole batch (so more may wait).
+    ///
+    /// A redelivery turns a finished delivery back into a pending one without touching its event,
+    /// so deciding from one snapshot could delete an event whose delivery was requeued just after
+    /// it, and the delivery with it. The batch locks its events (other replicas' purges skip them),
+    /// then every delivery of theirs, which waits for a redelivery under way to commit; the delete
+    /// then checks again in a snapshot taken after those locks.
+    async fn purge_event_batch(&self, before: OffsetDateTime) -> Result<(u64, bool)> {
+        let mut conn = self.conn().await?;
+        conn.transaction::<_, TxError, _>(async |conn| {
+            let taken: Vec<IdRow> = sql_query(
+                "SELECT e.id FROM webhook_events e
+                WHERE e.occurred_at < $1 AND NOT EXISTS (
+                    SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status IN ('PENDING', 'FAILED')
+                )
+                ORDER BY e.occurred_at
+                LIMIT $2
+                FOR UPDATE OF e SKIP LOCKED",
+            )
+            .bind::<Timestamptz, _>(before)
+            .bind::<BigInt, _>(PURGE_BATCH)
+            .cached()
+            .load(conn)
+            .await?;
+            let ids: Vec<Uuid> = taken.into_iter().map(|row| row.id).collect();
+            if ids.is_empty() {
+                return Ok((0, false));
+            }
+            // In the order of their position, as a redelivery locks them, so neither waits for the
+            // other in a cycle.
+            sql_query("SELECT 1 FROM webhook_deliveries WHERE event_id = ANY ($1) ORDER BY position FOR UPDATE")
+                .bind::<Array<SqlUuid>, _>(&ids)
+                .cached()
+                .execute(conn)
+                .await?;
+            let deleted = sql_query(
+                "DELETE FROM webhook_events e WHERE e.id = ANY ($1) AND NOT EXISTS (
+                    SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status IN ('PENDING', 'FAILED')
+                )",
+            )
+            .bind::<Array<SqlUuid>, _>(&ids)
+            .cached()
+            .execute(conn)
+            .await?;
+            Ok((deleted as u64, i64::try_from(ids.len()).is_ok_and(|taken| taken == PURGE_BATCH)))
+        })
+        .await
+        .map_err(Error::from)
+    }
 }
 
 impl WebhookRepository for PgStore {
@@ -659,16 +717,144 @@ impl WebhookRepository for PgStore {
     }
 
     async fn purge_webhook_events(&self, before: OffsetDateTime) -> Result<u64> {
-        let purged = sql_query(
-            "DELETE FROM webhook_events e WHERE e.occurred_at < $1 AND NOT EXISTS (
-                SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status IN ('PENDING', 'FAILED')
-            )",
+        let mut purged = 0;
+        loop {
+            let (deleted, batch_was_full) = self.purge_event_batch(before).await?;
+            purged += deleted;
+            if !batch_was_full {
+                return Ok(purged);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel_async::SimpleAsyncConnection as _;
+    use pulse_domain::shared::clock::Clock as _;
+    use pulse_domain::webhooks::models::SubscriptionInput;
+    use pulse_testing::contract::World;
+    use time::Duration;
+
+    use super::*;
+    use crate::test_db::{ONE_WORKSPACE, TestDatabase};
+    use crate::{PoolSettings, connect};
+
+    #[derive(QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = BigInt)]
+        n: i64,
+    }
+
+    /// Returns once `n` of the tasks started wait for a lock in this database or have finished
+    /// (`finished` counts those), so that a change that stops them waiting fails on their answers
+    /// instead of hanging.
+    async fn until_settled(watcher: &mut AsyncPgConnection, n: i64, finished: impl Fn() -> i64) {
+        loop {
+            let waiting: Count = sql_query(
+                "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+            )
+            .get_result(watcher)
+            .await
+            .expect("read");
+            if waiting.n + finished() >= n {
+                return;
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_redelivery_under_way_is_neither_claimed_nor_purged_with_its_event() {
+        let database = TestDatabase::create().await;
+        let store = connect(database.url(), &PoolSettings { max_size: 4, ..PoolSettings::default() }).expect("a pool");
+        let w = World::new(store.clone());
+        let partner = w.partner("Acme").await;
+        let input = SubscriptionInput {
+            url: Some("https://hooks.example.com/pulse".into()),
+            description: None,
+            event_types: None,
+        };
+        let (subscription, _) = w.webhooks.create(&partner.principal, None, input).await.expect("subscribed");
+        w.webhooks.simulate(&partner.principal, None, subscription.id).await.expect("queued");
+        let claim =
+            |now: OffsetDateTime| Claim { token: Uuid::new_v4(), now, lease_until: now + Duration::MINUTE, limit: 5 };
+        let now = w.clock.now();
+        let delivery = store.claim_deliveries(&claim(now)).await.expect("claimed").pop().expect("the delivery");
+        let delivered = AttemptRecord {
+            delivery: delivery.id,
+            claim_token: delivery.claim_token,
+            subscription: subscription.id,
+            attempt: 1,
+            attempted_at: now,
+            status: DeliveryStatus::Delivered,
+            next_attempt_at: None,
+            status_code: Some(204),
+            error: None,
+            duration_ms: 3,
+            disable_reason: String::new(),
+        };
+        assert!(store.record_attempt(&delivered).await.expect("recorded"));
+
+        // The redelivery stalls after its requeue, reading the delivery's attempts back.
+        let past_retention = now + Duration::days(31);
+        let mut holder = AsyncPgConnection::establish(database.url()).await.expect("a connection");
+        let mut watcher = AsyncPgConnection::establish(database.url()).await.expect("a connection");
+        holder.batch_execute("BEGIN; LOCK TABLE webhook_attempts IN ACCESS EXCLUSIVE MODE").await.expect("locked");
+        let redelivery = tokio::spawn({
+            let store = store.clone();
+            async move { store.redeliver(subscription.id, delivery.id, past_retention).await }
+        });
+        until_settled(&mut watcher, 1, || i64::from(redelivery.is_finished())).await;
+        let claimed = store.claim_deliveries(&claim(past_retention)).await.expect("claimed");
+        assert!(claimed.is_empty(), "a worker claimed a delivery whose redelivery was not yet answered");
+        let purge = tokio::spawn({
+            let store = store.clone();
+            async move { store.purge_webhook_events(past_retention).await }
+        });
+        until_settled(&mut watcher, 2, || i64::from(redelivery.is_finished()) + i64::from(purge.is_finished())).await;
+        holder.batch_execute("COMMIT").await.expect("released");
+
+        let redelivered = redelivery.await.expect("joined").expect("redelivered").expect("found");
+        assert_eq!((redelivered.status, redelivered.next_attempt_at), (DeliveryStatus::Pending, Some(past_retention)));
+        assert_eq!(purge.await.expect("joined").expect("purged"), 0, "the event of a pending delivery was purged");
+        let trail =
+            store.list_deliveries(subscription.id, &PageRequest { limit: 5, after: None }).await.expect("listed");
+        assert_eq!(trail, [redelivered], "the redelivered delivery is still there, as answered");
+    }
+
+    /// A whole [`PURGE_BATCH`] and one more events of `…0a`, two months old, each with a delivered
+    /// delivery; one as old with a failed delivery; and one of today with a delivered one.
+    fn events_across_two_batches() -> String {
+        let last = PURGE_BATCH + 2;
+        format!(
+            "INSERT INTO webhook_subscriptions (id, workspace_id, url, event_types, secret_sealed, is_active, \
+            created_at, updated_at) VALUES ('00000000-0000-0000-0000-0000000000ee', \
+            '00000000-0000-0000-0000-00000000000a', 'https://hooks.example.com/pulse', '{{}}', 'x', true, now(), now()); \
+            INSERT INTO webhook_events (id, workspace_id, event_type, aggregate, aggregate_id, payload, occurred_at) \
+            SELECT md5('event' || i)::uuid, '00000000-0000-0000-0000-00000000000a', 'webhook.test', 'webhook', \
+            gen_random_uuid(), '{{}}', now() - CASE WHEN i = 0 THEN interval '0' ELSE interval '60 days' END \
+            FROM generate_series(0, {last}) AS i; \
+            INSERT INTO webhook_deliveries (id, subscription_id, event_id, status, attempts) \
+            SELECT gen_random_uuid(), '00000000-0000-0000-0000-0000000000ee', md5('event' || i)::uuid, \
+            CASE WHEN i = 1 THEN 'FAILED' ELSE 'DELIVERED' END, 1 FROM generate_series(0, {last}) AS i;"
         )
-        .bind::<Timestamptz, _>(before)
-        .cached()
-        .execute(&mut self.conn().await?)
-        .await
-        .map_err(from_diesel)?;
-        Ok(purged as u64)
+    }
+
+    #[tokio::test]
+    async fn a_purge_goes_on_batch_after_batch_and_leaves_what_it_must_keep() {
+        let database = TestDatabase::create().await;
+        let store = connect(database.url(), &PoolSettings { max_size: 2, ..PoolSettings::default() }).expect("a pool");
+        let mut conn = store.conn().await.expect("a connection");
+        conn.batch_execute(ONE_WORKSPACE).await.expect("a workspace");
+        conn.batch_execute(&events_across_two_batches()).await.expect("seeded");
+
+        let month_ago = OffsetDateTime::now_utc() - Duration::days(30);
+        let purged = store.purge_webhook_events(month_ago).await.expect("purged");
+        assert_eq!(purged, u64::try_from(PURGE_BATCH + 1).expect("a count"));
+        for table in ["webhook_events", "webhook_deliveries"] {
+            let left: Count =
+                sql_query(format!("SELECT count(*) AS n FROM {table}")).get_result(&mut conn).await.expect("counted");
+            assert_eq!(left.n, 2, "{table}: today's event and the failed delivery's are left");
+        }
     }
 }

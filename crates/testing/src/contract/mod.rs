@@ -357,6 +357,7 @@ macro_rules! contract_suite {
                 a_rotated_secret_is_claimed_with_its_deliveries_until_it_expires,
                 a_redelivery_requeues_finished_deliveries_and_leaves_a_held_one_to_its_lease,
                 a_bulk_redelivery_takes_exactly_the_statuses_of_its_range_or_nothing_beyond_its_cap,
+                events_past_their_retention_are_purged_once_every_delivery_is_finished,
             }
             erasure {
                 an_erased_respondent_leaves_a_tombstone_that_keeps_the_counts,

@@ -3,7 +3,8 @@
 //! each count once in their endpoint's run of DEAD deliveries, and deliveries of every event type and
 //! aggregate are read back as written. A rotated secret is claimed with its delivery until it
 //! expires, and only the latest one is kept. A redelivery requeues what is finished, makes due
-//! what waits, leaves a held delivery to its lease, and a bulk one takes exactly its range.
+//! what waits, leaves a held delivery to its lease, and a bulk one takes exactly its range. An event
+//! is purged once it is older than the purge's cut-off and every delivery of it is finished.
 
 use futures_util::future::{join, join_all};
 use pulse_domain::ids::{EventId, WebhookId};
@@ -374,4 +375,27 @@ pub async fn a_bulk_redelivery_takes_exactly_the_statuses_of_its_range_or_nothin
 
     let dead_only = RedeliveryRange { statuses: vec![Dead], ..range };
     assert_eq!(w.store.redeliver_range(id, &dead_only, now, 2).await.expect("answered"), Some(0));
+}
+
+pub async fn events_past_their_retention_are_purged_once_every_delivery_is_finished<S: Store>(store: S) {
+    use DeliveryStatus::{Dead, Delivered, Failed};
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let id = endpoint_with(&w, &partner, 0).await;
+    let start = w.clock.now();
+    for minute in 0..5 {
+        w.clock.set(start + Duration::minutes(minute));
+        w.webhooks.simulate(&partner.principal, None, id).await.expect("queued");
+    }
+    // Events of minutes 0 to 4: delivered, dead, failed, held by a worker, delivered.
+    let settled =
+        settle(&w, start + Duration::minutes(5), &[Some(Delivered), Some(Dead), Some(Failed), None, Some(Delivered)])
+            .await;
+    let cut_off = start + Duration::minutes(4);
+
+    assert_eq!(w.store.purge_webhook_events(cut_off).await.expect("purged"), 2, "the delivered and the dead one");
+    let left: Vec<_> = trail_of(&w, id).await.into_iter().map(|d| d.id).collect();
+    let expected: Vec<_> = [4, 3, 2].iter().map(|n| settled[*n].id).collect();
+    assert_eq!(left, expected, "a failed or held delivery keeps its event, and so does a newer event");
+    assert_eq!(w.store.purge_webhook_events(cut_off).await.expect("purged"), 0, "nothing twice");
 }
