@@ -245,8 +245,9 @@ struct Requeued {
 /// Sends again, as of `at`, the endpoint's deliveries this names (one delivery, or those of events
 /// in a range), in one statement; answers how many matched, and changes nothing when more than
 /// `max` do. The matching rows are locked first, in the order of their position as the purge
-/// locks them, so the status each is judged by is the one it is written from. A DEAD or DELIVERED delivery becomes PENDING and due at `at`, its attempts so
-/// far start the fresh limit, and the request joins its trail. A PENDING or FAILED one is made due
+/// locks them, so the status each is judged by is the one it is written from. A DEAD or DELIVERED
+/// delivery becomes PENDING and due at `at`, its attempts so far start the fresh limit, and the
+/// request joins its trail. A PENDING or FAILED one is made due
 /// at `at` unless a worker holds it: its lease stands, so no second worker sends it meanwhile.
 async fn requeue(
     conn: &mut AsyncPgConnection,
@@ -421,7 +422,7 @@ impl PgStore {
             .cached()
             .execute(conn)
             .await?;
-            Ok((deleted as u64, i64::try_from(ids.len()).is_ok_and(|taken| taken == PURGE_BATCH)))
+            Ok((deleted as u64, i64::try_from(ids.len()).is_ok_and(|len| len == PURGE_BATCH)))
         })
         .await
         .map_err(Error::from)

@@ -27,7 +27,7 @@ use crate::state::{AppState, Platform};
         (status = 400, description = "WORKSPACE_REQUIRED", body = ErrorBody),
         (status = 401, description = "UNAUTHENTICATED", body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSION (channel:webhooks) or NO_ORG", body = ErrorBody),
-        (status = 404, description = "NOT_FOUND: unknown endpoint or delivery, or another workspace's", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND: unknown endpoint or delivery (one whose event is past its 30 days may have been purged), or another workspace's", body = ErrorBody),
         (status = 409, description = "CONFLICT: the endpoint is inactive; re-enable it with PATCH isActive true first", body = ErrorBody),
         (status = 429, description = "RATE_LIMITED: `webhook_redelivery`", body = ErrorBody),
     )

@@ -235,8 +235,8 @@ where
     /// gets a fresh retry schedule, a waiting one is made due now.
     ///
     /// # Errors
-    /// `NotFound` for an unknown endpoint or delivery, or another workspace's; `Conflict` when
-    /// the endpoint is inactive; as [`Webhooks::get`].
+    /// `NotFound` for an unknown endpoint or delivery (a purged one among them), or another
+    /// workspace's; `Conflict` when the endpoint is inactive; as [`Webhooks::get`].
     pub async fn redeliver(
         &self,
         principal: &Principal,
