@@ -1,9 +1,8 @@
 -- Purging an event past its retention deletes its deliveries and clears its analysis jobs' link
 -- to it, through their foreign keys: one lookup by event_id in each table per purged event, which
--- without these indexes read each table whole (10,000 events took 9.9 s, 100,000 would take
--- about a hundred times as long; docs/performance.md, "Found, then fixed: purging events read every
--- delivery and analysis job per event"). The purge takes its events oldest first, in batches, by
--- occurred_at.
+-- without these indexes read each table whole, so the purge's time grew with the square of its
+-- events (docs/performance.md, "Found, then fixed: purging events read every delivery and analysis
+-- job per event"). The purge takes its events oldest first, in batches, by occurred_at.
 --
 -- Building an index holds writes to its table (reads go on). The tables are locked first, in the
 -- order a completing session writes them, so a completion waits for the migration rather than

@@ -5,8 +5,8 @@ use futures_executor::block_on;
 use pulse_domain::error::ErrorCode;
 use pulse_domain::shared::clock::Clock;
 use pulse_domain::webhooks::models::{
-    DISABLE_AFTER_DEAD, DeliveryStatus, PostOutcome, RedeliveryInput, RedeliveryView, SECRET_PREFIX, Subscription,
-    SubscriptionInput, SubscriptionPatch,
+    CLAIM_BATCH, DISABLE_AFTER_DEAD, DeliveryStatus, EVENT_PURGE_BATCH, EVENT_RETENTION, PostOutcome, RedeliveryInput,
+    RedeliveryView, SECRET_PREFIX, Subscription, SubscriptionInput, SubscriptionPatch,
 };
 use pulse_testing::fakes::TestCrypto;
 use secrecy::ExposeSecret as _;
@@ -174,13 +174,30 @@ fn finished_events_are_forgotten_after_thirty_days_and_open_ones_kept() {
     w.transport.answer([failing(200), failing(503)]);
     assert_eq!(block_on(w.dispatcher.deliver_due(50)).expect("attempted").len(), 2);
 
-    w.clock.advance(pulse_domain::webhooks::models::EVENT_RETENTION - Duration::MINUTE);
-    assert_eq!(block_on(w.webhooks.purge_old_events()).expect("purged"), 0, "kept for thirty days");
+    w.clock.advance(EVENT_RETENTION - Duration::MINUTE);
+    assert_eq!(block_on(w.webhooks.purge_old_events(|| true)).expect("purged"), 0, "kept for thirty days");
     w.clock.advance(Duration::MINUTE * 2);
-    assert_eq!(block_on(w.webhooks.purge_old_events()).expect("purged"), 1);
+    assert_eq!(block_on(w.webhooks.purge_old_events(|| true)).expect("purged"), 1);
     let left = deliveries(&w, &p, &subscription);
     assert_eq!(left.len(), 1);
     assert_eq!(left[0].status, DeliveryStatus::Failed, "a delivery still to attempt keeps its event");
+}
+
+#[test]
+fn a_purge_goes_on_batch_after_batch_until_none_is_left_or_it_is_told_to_stop() {
+    let w = world();
+    let p = partner(&w, true);
+    let (subscription, _) = subscribe(&w, &p, &[]);
+    for _ in 0..=EVENT_PURGE_BATCH {
+        block_on(w.webhooks.simulate(&p.principal, None, subscription.id)).expect("queued");
+    }
+    while !block_on(w.dispatcher.deliver_due(CLAIM_BATCH)).expect("attempted").is_empty() {}
+    w.clock.advance(EVENT_RETENTION + Duration::MINUTE);
+
+    let first = block_on(w.webhooks.purge_old_events(|| false)).expect("purged");
+    assert_eq!(first, u64::from(EVENT_PURGE_BATCH), "told to stop, it stops after a batch");
+    assert_eq!(block_on(w.webhooks.purge_old_events(|| true)).expect("purged"), 1, "the rest");
+    assert!(deliveries(&w, &p, &subscription).is_empty());
 }
 
 /// The secrets whose `v1` signatures the last request sent carries, in the header's order, among

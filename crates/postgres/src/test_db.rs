@@ -18,12 +18,17 @@ const DEFAULT_TEST_SERVER: &str = "postgres://postgres@127.0.0.1:5432/postgres";
 const TEMPLATE_LOCK: i64 = 0x7075_6c73_6574_706c;
 
 /// A business (`…0b`) and its workspace (`…0a`), for tests that seed rows of their own with SQL.
-#[cfg(test)]
-pub(crate) const ONE_WORKSPACE: &str = "\
+pub const ONE_WORKSPACE: &str = "\
     INSERT INTO businesses (id, name, created_at) VALUES ('00000000-0000-0000-0000-00000000000b', 'b', now()); \
     INSERT INTO workspaces (id, business_id, external_ref, name, slug, kind, created_at) \
     VALUES ('00000000-0000-0000-0000-00000000000a', '00000000-0000-0000-0000-00000000000b', 'w', 'w', 'w', \
     'COMPANY', now());";
+
+/// A webhook endpoint (`…ee`) of [`ONE_WORKSPACE`]'s workspace.
+pub const ONE_ENDPOINT: &str = "\
+    INSERT INTO webhook_subscriptions (id, workspace_id, url, event_types, secret_sealed, is_active, created_at, \
+    updated_at) VALUES ('00000000-0000-0000-0000-0000000000ee', '00000000-0000-0000-0000-00000000000a', \
+    'https://hooks.example.com/pulse', '{}', 'x', true, now(), now());";
 
 /// A database that exists for as long as this value does.
 pub struct TestDatabase {

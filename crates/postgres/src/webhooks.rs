@@ -373,62 +373,6 @@ struct PositionRow {
     position: i64,
 }
 
-/// Events purged per transaction: each batch's locks are held for tens of milliseconds.
-const PURGE_BATCH: i64 = 1_000;
-
-impl PgStore {
-    /// Deletes up to [`PURGE_BATCH`] of the oldest events before `before` whose deliveries are all
-    /// finished; returns how many it deleted, and whether it took a whole batch (so more may wait).
-    ///
-    /// A redelivery turns a finished delivery back into a pending one without touching its event,
-    /// so deciding from one snapshot could delete an event whose delivery was requeued just after
-    /// it, and the delivery with it. The batch locks its events (other replicas' purges skip them),
-    /// then every delivery of theirs, which waits for a redelivery under way to commit; the delete
-    /// then checks again in a snapshot taken after those locks.
-    async fn purge_event_batch(&self, before: OffsetDateTime) -> Result<(u64, bool)> {
-        let mut conn = self.conn().await?;
-        conn.transaction::<_, TxError, _>(async |conn| {
-            let taken: Vec<IdRow> = sql_query(
-                "SELECT e.id FROM webhook_events e
-                WHERE e.occurred_at < $1 AND NOT EXISTS (
-                    SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status IN ('PENDING', 'FAILED')
-                )
-                ORDER BY e.occurred_at
-                LIMIT $2
-                FOR UPDATE OF e SKIP LOCKED",
-            )
-            .bind::<Timestamptz, _>(before)
-            .bind::<BigInt, _>(PURGE_BATCH)
-            .cached()
-            .load(conn)
-            .await?;
-            let ids: Vec<Uuid> = taken.into_iter().map(|row| row.id).collect();
-            if ids.is_empty() {
-                return Ok((0, false));
-            }
-            // In the order of their position, as a redelivery locks them, so neither waits for the
-            // other in a cycle.
-            sql_query("SELECT 1 FROM webhook_deliveries WHERE event_id = ANY ($1) ORDER BY position FOR UPDATE")
-                .bind::<Array<SqlUuid>, _>(&ids)
-                .cached()
-                .execute(conn)
-                .await?;
-            let deleted = sql_query(
-                "DELETE FROM webhook_events e WHERE e.id = ANY ($1) AND NOT EXISTS (
-                    SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status IN ('PENDING', 'FAILED')
-                )",
-            )
-            .bind::<Array<SqlUuid>, _>(&ids)
-            .cached()
-            .execute(conn)
-            .await?;
-            Ok((deleted as u64, i64::try_from(ids.len()).is_ok_and(|len| len == PURGE_BATCH)))
-        })
-        .await
-        .map_err(Error::from)
-    }
-}
-
 impl WebhookRepository for PgStore {
     async fn insert_subscription(&self, new: &NewSubscription, max_per_workspace: usize) -> Result<()> {
         let s = &new.subscription;
@@ -717,15 +661,52 @@ impl WebhookRepository for PgStore {
         self.attempt_records.submit(attempt.clone()).await
     }
 
-    async fn purge_webhook_events(&self, before: OffsetDateTime) -> Result<u64> {
-        let mut purged = 0;
-        loop {
-            let (deleted, batch_was_full) = self.purge_event_batch(before).await?;
-            purged += deleted;
-            if !batch_was_full {
-                return Ok(purged);
+    /// A redelivery turns a finished delivery back into a pending one without touching its event,
+    /// so deciding from one snapshot could delete an event whose delivery was requeued just after
+    /// it, and the delivery with it. The purge locks its events (other replicas' purges skip
+    /// them), then every delivery of theirs, which waits for a redelivery under way to commit; the
+    /// delete then checks again in a snapshot taken after those locks.
+    async fn purge_webhook_events(&self, before: OffsetDateTime, max: u32) -> Result<u64> {
+        let mut conn = self.conn().await?;
+        conn.transaction::<_, TxError, _>(async |conn| {
+            let taken: Vec<IdRow> = sql_query(
+                "SELECT e.id FROM webhook_events e
+                WHERE e.occurred_at < $1 AND NOT EXISTS (
+                    SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status IN ('PENDING', 'FAILED')
+                )
+                ORDER BY e.occurred_at
+                LIMIT $2
+                FOR UPDATE OF e SKIP LOCKED",
+            )
+            .bind::<Timestamptz, _>(before)
+            .bind::<BigInt, _>(i64::from(max))
+            .cached()
+            .load(conn)
+            .await?;
+            let ids: Vec<Uuid> = taken.into_iter().map(|row| row.id).collect();
+            if ids.is_empty() {
+                return Ok(0);
             }
-        }
+            // In the order of their position, as a redelivery locks them, so neither waits for the
+            // other in a cycle.
+            sql_query("SELECT 1 FROM webhook_deliveries WHERE event_id = ANY ($1) ORDER BY position FOR UPDATE")
+                .bind::<Array<SqlUuid>, _>(&ids)
+                .cached()
+                .execute(conn)
+                .await?;
+            let deleted = sql_query(
+                "DELETE FROM webhook_events e WHERE e.id = ANY ($1) AND NOT EXISTS (
+                    SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status IN ('PENDING', 'FAILED')
+                )",
+            )
+            .bind::<Array<SqlUuid>, _>(&ids)
+            .cached()
+            .execute(conn)
+            .await?;
+            Ok(deleted as u64)
+        })
+        .await
+        .map_err(Error::from)
     }
 }
 
@@ -738,7 +719,7 @@ mod tests {
     use time::Duration;
 
     use super::*;
-    use crate::test_db::{ONE_WORKSPACE, TestDatabase};
+    use crate::test_db::{ONE_ENDPOINT, ONE_WORKSPACE, TestDatabase};
     use crate::{PoolSettings, connect};
 
     #[derive(QueryableByName)]
@@ -761,6 +742,7 @@ mod tests {
             if waiting.n + finished() >= n {
                 return;
             }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
     }
 
@@ -810,7 +792,7 @@ mod tests {
         assert!(claimed.is_empty(), "a worker claimed a delivery whose redelivery was not yet answered");
         let purge = tokio::spawn({
             let store = store.clone();
-            async move { store.purge_webhook_events(past_retention).await }
+            async move { store.purge_webhook_events(past_retention, 10).await }
         });
         until_settled(&mut watcher, 2, || i64::from(redelivery.is_finished()) + i64::from(purge.is_finished())).await;
         holder.batch_execute("COMMIT").await.expect("released");
@@ -823,39 +805,52 @@ mod tests {
         assert_eq!(trail, [redelivered], "the redelivered delivery is still there, as answered");
     }
 
-    /// A whole [`PURGE_BATCH`] and one more events of `…0a`, two months old, each with a delivered
-    /// delivery; one as old with a failed delivery; and one of today with a delivered one.
-    fn events_across_two_batches() -> String {
-        let last = PURGE_BATCH + 2;
-        format!(
-            "INSERT INTO webhook_subscriptions (id, workspace_id, url, event_types, secret_sealed, is_active, \
-            created_at, updated_at) VALUES ('00000000-0000-0000-0000-0000000000ee', \
-            '00000000-0000-0000-0000-00000000000a', 'https://hooks.example.com/pulse', '{{}}', 'x', true, now(), now()); \
-            INSERT INTO webhook_events (id, workspace_id, event_type, aggregate, aggregate_id, payload, occurred_at) \
-            SELECT md5('event' || i)::uuid, '00000000-0000-0000-0000-00000000000a', 'webhook.test', 'webhook', \
-            gen_random_uuid(), '{{}}', now() - CASE WHEN i = 0 THEN interval '0' ELSE interval '60 days' END \
-            FROM generate_series(0, {last}) AS i; \
-            INSERT INTO webhook_deliveries (id, subscription_id, event_id, status, attempts) \
-            SELECT gen_random_uuid(), '00000000-0000-0000-0000-0000000000ee', md5('event' || i)::uuid, \
-            CASE WHEN i = 1 THEN 'FAILED' ELSE 'DELIVERED' END, 1 FROM generate_series(0, {last}) AS i;"
+    /// Five events of [`ONE_ENDPOINT`], each with a delivery: `event0` of today, delivered;
+    /// `event1` two months old, failed; `event2` to `event4` two months and 2 to 4 hours old,
+    /// delivered.
+    const FIVE_EVENTS: &str = "\
+        INSERT INTO webhook_events (id, workspace_id, event_type, aggregate, aggregate_id, payload, occurred_at) \
+        SELECT md5('event' || i)::uuid, '00000000-0000-0000-0000-00000000000a', 'webhook.test', 'webhook', \
+        gen_random_uuid(), '{}', now() - CASE WHEN i = 0 THEN interval '0' ELSE interval '60 days' + i * interval '1 hour' END \
+        FROM generate_series(0, 4) AS i; \
+        INSERT INTO webhook_deliveries (id, subscription_id, event_id, status, attempts) \
+        SELECT gen_random_uuid(), '00000000-0000-0000-0000-0000000000ee', md5('event' || i)::uuid, \
+        CASE WHEN i = 1 THEN 'FAILED' ELSE 'DELIVERED' END, 1 FROM generate_series(0, 4) AS i;";
+
+    #[derive(QueryableByName)]
+    struct Name {
+        #[diesel(sql_type = Text)]
+        name: String,
+    }
+
+    /// Which of [`FIVE_EVENTS`] are left.
+    async fn events_left(conn: &mut AsyncPgConnection) -> Vec<String> {
+        let rows: Vec<Name> = sql_query(
+            "SELECT 'event' || i AS name FROM generate_series(0, 4) AS i
+            WHERE md5('event' || i)::uuid IN (SELECT id FROM webhook_events) ORDER BY i",
         )
+        .load(conn)
+        .await
+        .expect("read");
+        rows.into_iter().map(|row| row.name).collect()
     }
 
     #[tokio::test]
-    async fn a_purge_goes_on_batch_after_batch_and_leaves_what_it_must_keep() {
+    async fn a_purge_takes_at_most_its_count_of_the_oldest_events_and_leaves_what_it_must_keep() {
         let database = TestDatabase::create().await;
         let store = connect(database.url(), &PoolSettings { max_size: 2, ..PoolSettings::default() }).expect("a pool");
         let mut conn = store.conn().await.expect("a connection");
         conn.batch_execute(ONE_WORKSPACE).await.expect("a workspace");
-        conn.batch_execute(&events_across_two_batches()).await.expect("seeded");
-
+        conn.batch_execute(ONE_ENDPOINT).await.expect("an endpoint");
+        conn.batch_execute(FIVE_EVENTS).await.expect("seeded");
         let month_ago = OffsetDateTime::now_utc() - Duration::days(30);
-        let purged = store.purge_webhook_events(month_ago).await.expect("purged");
-        assert_eq!(purged, u64::try_from(PURGE_BATCH + 1).expect("a count"));
-        for table in ["webhook_events", "webhook_deliveries"] {
-            let left: Count =
-                sql_query(format!("SELECT count(*) AS n FROM {table}")).get_result(&mut conn).await.expect("counted");
-            assert_eq!(left.n, 2, "{table}: today's event and the failed delivery's are left");
-        }
+        assert_eq!(store.purge_webhook_events(month_ago, 2).await.expect("purged"), 2);
+        assert_eq!(events_left(&mut conn).await, ["event0", "event1", "event2"], "the two oldest go first");
+        assert_eq!(store.purge_webhook_events(month_ago, 2).await.expect("purged"), 1);
+        assert_eq!(store.purge_webhook_events(month_ago, 2).await.expect("purged"), 0);
+        assert_eq!(events_left(&mut conn).await, ["event0", "event1"], "today's, and the failed delivery's");
+        let deliveries: Count =
+            sql_query("SELECT count(*) AS n FROM webhook_deliveries").get_result(&mut conn).await.expect("counted");
+        assert_eq!(deliveries.n, 2, "the purged events' deliveries went with them");
     }
 }

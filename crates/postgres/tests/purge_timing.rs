@@ -1,5 +1,5 @@
 //! How long the maintenance worker's purge of webhook events past their retention takes as they
-//! pile up: seeds events two months old, each with a delivered delivery and an analysis job linked
+//! pile up (the service's purge, batch after batch): seeds events two months old, each with a delivered delivery and an analysis job linked
 //! to it (as a completed session leaves them), and times one purge of them all; then the same purge
 //! in a database without migration 000022's indexes, which reads the deliveries and analysis jobs
 //! whole for every event as the one-statement purge before it did. Speed is measured, never asserted; run it on
@@ -12,26 +12,19 @@
 use std::time::Instant;
 
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, SimpleAsyncConnection as _};
-use pulse_domain::webhooks::ports::WebhookRepository as _;
-use pulse_postgres::test_db::TestDatabase;
+use pulse_postgres::test_db::{ONE_ENDPOINT, ONE_WORKSPACE, TestDatabase};
 use pulse_postgres::{PoolSettings, connect};
-use time::{Duration, OffsetDateTime};
+use pulse_testing::contract::World;
+use time::OffsetDateTime;
 
-/// A business, its workspace, a survey, a campaign and a webhook endpoint.
-const ONE_ENDPOINT: &str = "\
-    INSERT INTO businesses (id, name, created_at) VALUES ('00000000-0000-0000-0000-00000000000b', 'b', now()); \
-    INSERT INTO workspaces (id, business_id, external_ref, name, slug, kind, created_at) \
-    VALUES ('00000000-0000-0000-0000-00000000000a', '00000000-0000-0000-0000-00000000000b', 'w', 'w', 'w', \
-    'COMPANY', now()); \
+/// A survey and a campaign (`…0d`) of [`ONE_WORKSPACE`]'s workspace.
+const ONE_CAMPAIGN: &str = "\
     INSERT INTO surveys (id, workspace_id, title, languages, questions, created_at) \
     VALUES ('00000000-0000-0000-0000-00000000000c', '00000000-0000-0000-0000-00000000000a', 't', '{en}', '[]', now()); \
     INSERT INTO campaigns (id, workspace_id, survey_id, code, name, status, audience, quality, delivery, \
     order_terms, anonymity_floor, created_at) VALUES ('00000000-0000-0000-0000-00000000000d', \
     '00000000-0000-0000-0000-00000000000a', '00000000-0000-0000-0000-00000000000c', 'c', 'c', 'ACTIVE', 'OPEN', \
-    '{}', '{}', '{}', 5, now()); \
-    INSERT INTO webhook_subscriptions (id, workspace_id, url, event_types, secret_sealed, is_active, created_at, \
-    updated_at) VALUES ('00000000-0000-0000-0000-0000000000ee', '00000000-0000-0000-0000-00000000000a', \
-    'https://hooks.example.com/pulse', '{}', 'x', true, now(), now());";
+    '{}', '{}', '{}', 5, now());";
 
 /// `count` completed sessions of two months ago, each with its `feedback.received` event, that
 /// event's delivered delivery, and its analysis job linked to the event.
@@ -62,14 +55,18 @@ const WITHOUT_THE_INDEXES: &str =
 async fn purge_of(count: u32, indexed: bool) -> std::time::Duration {
     let database = TestDatabase::create().await;
     let store = connect(database.url(), &PoolSettings { max_size: 2, ..PoolSettings::default() }).expect("a pool");
+    let w = World::new(store);
+    w.clock.set(OffsetDateTime::now_utc());
     let mut conn = AsyncPgConnection::establish(database.url()).await.expect("a connection");
-    conn.batch_execute(ONE_ENDPOINT).await.expect("an endpoint");
+    for seed in [ONE_WORKSPACE, ONE_ENDPOINT, ONE_CAMPAIGN] {
+        conn.batch_execute(seed).await.expect("seeded");
+    }
     conn.batch_execute(&old_completions(count)).await.expect("seeded");
     if !indexed {
         conn.batch_execute(WITHOUT_THE_INDEXES).await.expect("indexes dropped");
     }
     let started = Instant::now();
-    let purged = store.purge_webhook_events(OffsetDateTime::now_utc() - Duration::days(30)).await.expect("purged");
+    let purged = w.webhooks.purge_old_events(|| true).await.expect("purged");
     let took = started.elapsed();
     assert_eq!(purged, u64::from(count));
     took
@@ -84,7 +81,7 @@ async fn purging_old_events_grows_with_them_not_with_their_square() {
     for count in [1_000, 10_000, 100_000] {
         let with = purge_of(count, true).await;
         // Without the indexes every event reads every delivery and analysis job: 100,000 would
-        // take about a hundred times 10,000's time.
+        // take about a hundred times 10,000's.
         let without = if count <= 10_000 {
             format!("{:.2} s", purge_of(count, false).await.as_secs_f64())
         } else {

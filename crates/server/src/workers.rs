@@ -40,7 +40,7 @@ pub async fn maintenance(state: web::Data<ServerState>, stop: CancellationToken,
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "purging quota windows failed"),
         }
-        match state.webhooks.purge_old_events().await {
+        match state.webhooks.purge_old_events(|| !stop.is_cancelled()).await {
             Ok(purged) if purged > 0 => tracing::info!(purged, "purged webhook events past their retention"),
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "purging webhook events failed"),

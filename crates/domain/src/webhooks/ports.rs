@@ -141,12 +141,13 @@ pub trait WebhookRepository: Send + Sync + 'static {
     /// `Internal` or `Unavailable` on infrastructure failure.
     fn record_attempt(&self, attempt: &AttemptRecord) -> impl Future<Output = Result<bool>> + Send;
 
-    /// Deletes events that occurred before `before` and have no delivery left to attempt, with
-    /// their deliveries and attempts; returns how many events.
+    /// Deletes up to `max` of the oldest events that occurred before `before` and have no delivery
+    /// left to attempt, with their deliveries and attempts; returns how many events. A delivery
+    /// redelivered meanwhile keeps its event: the redelivery and the purge never both succeed.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
-    fn purge_webhook_events(&self, before: OffsetDateTime) -> impl Future<Output = Result<u64>> + Send;
+    fn purge_webhook_events(&self, before: OffsetDateTime, max: u32) -> impl Future<Output = Result<u64>> + Send;
 }
 
 /// How webhooks leave the service: checking where a URL leads and posting to it.

@@ -393,9 +393,16 @@ pub async fn events_past_their_retention_are_purged_once_every_delivery_is_finis
             .await;
     let cut_off = start + Duration::minutes(4);
 
-    assert_eq!(w.store.purge_webhook_events(cut_off).await.expect("purged"), 2, "the delivered and the dead one");
-    let left: Vec<_> = trail_of(&w, id).await.into_iter().map(|d| d.id).collect();
-    let expected: Vec<_> = [4, 3, 2].iter().map(|n| settled[*n].id).collect();
-    assert_eq!(left, expected, "a failed or held delivery keeps its event, and so does a newer event");
-    assert_eq!(w.store.purge_webhook_events(cut_off).await.expect("purged"), 0, "nothing twice");
+    let left = async || -> Vec<_> { trail_of(&w, id).await.into_iter().map(|d| d.id).collect() };
+    let events_of = |minutes: &[usize]| -> Vec<_> { minutes.iter().map(|n| settled[*n].id).collect() };
+
+    assert_eq!(w.store.purge_webhook_events(cut_off, 1).await.expect("purged"), 1, "at most as many as asked");
+    assert_eq!(left().await, events_of(&[4, 3, 2, 1]), "the oldest first");
+    assert_eq!(w.store.purge_webhook_events(cut_off, 10).await.expect("purged"), 1, "the dead one");
+    assert_eq!(
+        left().await,
+        events_of(&[4, 3, 2]),
+        "a failed or held delivery keeps its event, and so does a newer event"
+    );
+    assert_eq!(w.store.purge_webhook_events(cut_off, 10).await.expect("purged"), 0, "nothing twice");
 }

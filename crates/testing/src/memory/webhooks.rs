@@ -319,7 +319,7 @@ impl WebhookRepository for MemoryStore {
         Ok(true)
     }
 
-    async fn purge_webhook_events(&self, before: OffsetDateTime) -> Result<u64> {
+    async fn purge_webhook_events(&self, before: OffsetDateTime, max: u32) -> Result<u64> {
         let mut state = self.state();
         let open: std::collections::HashSet<EventId> = state
             .deliveries
@@ -327,8 +327,15 @@ impl WebhookRepository for MemoryStore {
             .filter(|d| matches!(d.view.status, DeliveryStatus::Pending | DeliveryStatus::Failed))
             .map(|d| d.view.event_id)
             .collect();
+        let mut purgeable: Vec<(OffsetDateTime, EventId)> = state
+            .events
+            .values()
+            .filter(|e| e.occurred_at < before && !open.contains(&e.id))
+            .map(|e| (e.occurred_at, e.id))
+            .collect();
+        purgeable.sort_unstable();
         let purged: Vec<EventId> =
-            state.events.values().filter(|e| e.occurred_at < before && !open.contains(&e.id)).map(|e| e.id).collect();
+            purgeable.into_iter().take(usize::try_from(max).unwrap_or(usize::MAX)).map(|(_, id)| id).collect();
         for id in &purged {
             state.events.remove(id);
         }

@@ -68,6 +68,10 @@ pub mod aggregate {
 /// How long events and their delivery trail are kept once nothing is left to attempt.
 pub const EVENT_RETENTION: Duration = Duration::days(30);
 
+/// Events purged at a time: each batch is one short transaction, and a purge can stop between
+/// batches.
+pub const EVENT_PURGE_BATCH: u32 = 1_000;
+
 /// The kinds of event the service emits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EventType {

@@ -11,10 +11,10 @@ use crate::shared::crypto::Crypto;
 use crate::shared::paging::{Cursors, Page, PageKey};
 use crate::tenancy::models::{Principal, Scope};
 use crate::webhooks::models::{
-    DEFAULT_ROTATION_GRACE, DeliveryView, EVENT_RETENTION, EventType, MAX_BULK_REDELIVERIES, MAX_ROTATION_GRACE,
-    MAX_SUBSCRIPTIONS, NewEvent, NewSubscription, RedeliveryInput, SECRET_PREFIX, SECRET_RANDOM_CHARS, SecretRotation,
-    Subscription, SubscriptionChanges, SubscriptionInput, SubscriptionPatch, WebhookUrl, description, event_types,
-    redelivery_range, secret_seal_context,
+    DEFAULT_ROTATION_GRACE, DeliveryView, EVENT_PURGE_BATCH, EVENT_RETENTION, EventType, MAX_BULK_REDELIVERIES,
+    MAX_ROTATION_GRACE, MAX_SUBSCRIPTIONS, NewEvent, NewSubscription, RedeliveryInput, SECRET_PREFIX,
+    SECRET_RANDOM_CHARS, SecretRotation, Subscription, SubscriptionChanges, SubscriptionInput, SubscriptionPatch,
+    WebhookUrl, description, event_types, redelivery_range, secret_seal_context,
 };
 use crate::webhooks::ports::{WebhookRepository, WebhookTransport};
 use secrecy::SecretString;
@@ -272,12 +272,22 @@ where
         })
     }
 
-    /// Forgets events older than [`EVENT_RETENTION`] whose deliveries are all finished.
+    /// Forgets events older than [`EVENT_RETENTION`] whose deliveries are all finished, oldest
+    /// first, [`EVENT_PURGE_BATCH`] at a time until none is left or `go_on` says to stop (a
+    /// backlog must not hold up a shutdown).
     ///
     /// # Errors
     /// Port errors.
-    pub async fn purge_old_events(&self) -> Result<u64> {
-        self.repo.purge_webhook_events(self.clock.now() - EVENT_RETENTION).await
+    pub async fn purge_old_events(&self, go_on: impl Fn() -> bool) -> Result<u64> {
+        let before = self.clock.now() - EVENT_RETENTION;
+        let mut purged = 0;
+        loop {
+            let batch = self.repo.purge_webhook_events(before, EVENT_PURGE_BATCH).await?;
+            purged += batch;
+            if batch < u64::from(EVENT_PURGE_BATCH) || !go_on() {
+                return Ok(purged);
+            }
+        }
     }
 
     /// A page of an endpoint's deliveries, newest first.
