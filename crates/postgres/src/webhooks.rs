@@ -805,9 +805,8 @@ mod tests {
         assert_eq!(trail, [redelivered], "the redelivered delivery is still there, as answered");
     }
 
-    /// Five events of [`ONE_ENDPOINT`], each with a delivery: `event0` of today, delivered;
-    /// `event1` two months old, failed; `event2` to `event4` two months and 2 to 4 hours old,
-    /// delivered.
+    /// Five events of [`ONE_ENDPOINT`], each with a delivery: `event0` of today, delivered; `event1`
+    /// to `event4` 60 days and 1 to 4 hours old, `event1`'s failed and the others delivered.
     const FIVE_EVENTS: &str = "\
         INSERT INTO webhook_events (id, workspace_id, event_type, aggregate, aggregate_id, payload, occurred_at) \
         SELECT md5('event' || i)::uuid, '00000000-0000-0000-0000-00000000000a', 'webhook.test', 'webhook', \

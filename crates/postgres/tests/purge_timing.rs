@@ -1,9 +1,9 @@
 //! How long the maintenance worker's purge of webhook events past their retention takes as they
-//! pile up (the service's purge, batch after batch): seeds events two months old, each with a delivered delivery and an analysis job linked
-//! to it (as a completed session leaves them), and times one purge of them all; then the same purge
-//! in a database without migration 000022's indexes, which reads the deliveries and analysis jobs
-//! whole for every event as the one-statement purge before it did. Speed is measured, never asserted; run it on
-//! purpose:
+//! pile up (the service's purge, batch after batch). Seeds events two months old, each with a
+//! delivered delivery and an analysis job linked to it (as a completed session leaves them), and
+//! times one purge of them all; then the same purge in a database without migration 000022's
+//! indexes, which reads the deliveries and analysis jobs whole for every event as the
+//! one-statement purge before it did. Speed is measured, never asserted; run it on purpose:
 //!
 //! ```sh
 //! cargo test --release -p pulse-postgres --test purge_timing -- --ignored --nocapture

@@ -334,7 +334,7 @@ impl WebhookRepository for MemoryStore {
             .map(|e| (e.occurred_at, e.id))
             .collect();
         purgeable.sort_unstable();
-        let purged: Vec<EventId> =
+        let purged: std::collections::HashSet<EventId> =
             purgeable.into_iter().take(usize::try_from(max).unwrap_or(usize::MAX)).map(|(_, id)| id).collect();
         for id in &purged {
             state.events.remove(id);

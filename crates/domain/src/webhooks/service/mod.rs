@@ -284,7 +284,7 @@ where
         loop {
             let batch = self.repo.purge_webhook_events(before, EVENT_PURGE_BATCH).await?;
             purged += batch;
-            if batch < u64::from(EVENT_PURGE_BATCH) || !go_on() {
+            if batch == 0 || !go_on() {
                 return Ok(purged);
             }
         }
