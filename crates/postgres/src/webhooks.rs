@@ -247,8 +247,8 @@ struct Requeued {
 /// `max` do. The matching rows are locked first, in the order of their position as the purge
 /// locks them, so the status each is judged by is the one it is written from. A DEAD or DELIVERED
 /// delivery becomes PENDING and due at `at`, its attempts so far start the fresh limit, and the
-/// request joins its trail. A PENDING or FAILED one is made due
-/// at `at` unless a worker holds it: its lease stands, so no second worker sends it meanwhile.
+/// request joins its trail. A PENDING or FAILED one is made due at `at` unless a worker holds it:
+/// its lease stands, so no second worker sends it meanwhile.
 async fn requeue(
     conn: &mut AsyncPgConnection,
     subscription: WebhookId,
@@ -714,8 +714,8 @@ impl WebhookRepository for PgStore {
 mod tests {
     use diesel_async::SimpleAsyncConnection as _;
     use pulse_domain::shared::clock::Clock as _;
-    use pulse_domain::webhooks::models::SubscriptionInput;
     use pulse_testing::contract::World;
+    use pulse_testing::contract::webhooks::{endpoint_with, settle};
     use time::Duration;
 
     use super::*;
@@ -752,31 +752,11 @@ mod tests {
         let store = connect(database.url(), &PoolSettings { max_size: 4, ..PoolSettings::default() }).expect("a pool");
         let w = World::new(store.clone());
         let partner = w.partner("Acme").await;
-        let input = SubscriptionInput {
-            url: Some("https://hooks.example.com/pulse".into()),
-            description: None,
-            event_types: None,
-        };
-        let (subscription, _) = w.webhooks.create(&partner.principal, None, input).await.expect("subscribed");
-        w.webhooks.simulate(&partner.principal, None, subscription.id).await.expect("queued");
+        let endpoint = endpoint_with(&w, &partner, 1).await;
         let claim =
             |now: OffsetDateTime| Claim { token: Uuid::new_v4(), now, lease_until: now + Duration::MINUTE, limit: 5 };
         let now = w.clock.now();
-        let delivery = store.claim_deliveries(&claim(now)).await.expect("claimed").pop().expect("the delivery");
-        let delivered = AttemptRecord {
-            delivery: delivery.id,
-            claim_token: delivery.claim_token,
-            subscription: subscription.id,
-            attempt: 1,
-            attempted_at: now,
-            status: DeliveryStatus::Delivered,
-            next_attempt_at: None,
-            status_code: Some(204),
-            error: None,
-            duration_ms: 3,
-            disable_reason: String::new(),
-        };
-        assert!(store.record_attempt(&delivered).await.expect("recorded"));
+        let delivery = settle(&w, now, &[Some(DeliveryStatus::Delivered)]).await.pop().expect("the delivery");
 
         // The redelivery stalls after its requeue, reading the delivery's attempts back.
         let past_retention = now + Duration::days(31);
@@ -785,7 +765,7 @@ mod tests {
         holder.batch_execute("BEGIN; LOCK TABLE webhook_attempts IN ACCESS EXCLUSIVE MODE").await.expect("locked");
         let redelivery = tokio::spawn({
             let store = store.clone();
-            async move { store.redeliver(subscription.id, delivery.id, past_retention).await }
+            async move { store.redeliver(endpoint, delivery.id, past_retention).await }
         });
         until_settled(&mut watcher, 1, || i64::from(redelivery.is_finished())).await;
         let claimed = store.claim_deliveries(&claim(past_retention)).await.expect("claimed");
@@ -800,8 +780,7 @@ mod tests {
         let redelivered = redelivery.await.expect("joined").expect("redelivered").expect("found");
         assert_eq!((redelivered.status, redelivered.next_attempt_at), (DeliveryStatus::Pending, Some(past_retention)));
         assert_eq!(purge.await.expect("joined").expect("purged"), 0, "the event of a pending delivery was purged");
-        let trail =
-            store.list_deliveries(subscription.id, &PageRequest { limit: 5, after: None }).await.expect("listed");
+        let trail = store.list_deliveries(endpoint, &PageRequest { limit: 5, after: None }).await.expect("listed");
         assert_eq!(trail, [redelivered], "the redelivered delivery is still there, as answered");
     }
 

@@ -67,7 +67,7 @@ pub async fn a_claimed_delivery_is_held_by_its_lease_and_only_its_holder_records
 }
 
 /// An endpoint of `partner` with `deliveries` test deliveries queued.
-async fn endpoint_with<S: Store>(w: &World<S>, partner: &Partner, deliveries: usize) -> WebhookId {
+pub async fn endpoint_with<S: Store>(w: &World<S>, partner: &Partner, deliveries: usize) -> WebhookId {
     let input =
         SubscriptionInput { url: Some("https://hooks.example.com/pulse".into()), description: None, event_types: None };
     let (subscription, _) = w.webhooks.create(&partner.principal, None, input).await.expect("subscribed");
@@ -267,7 +267,7 @@ pub async fn a_rotated_secret_is_claimed_with_its_deliveries_until_it_expires<S:
 
 /// Claims every due delivery at `now` and records each with the status `statuses` gives it in
 /// claim order (`None`: left held); returns the claimed deliveries in the endpoint's order.
-async fn settle<S: Store>(
+pub async fn settle<S: Store>(
     w: &World<S>,
     now: time::OffsetDateTime,
     statuses: &[Option<DeliveryStatus>],
