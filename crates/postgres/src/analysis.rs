@@ -25,6 +25,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::from_diesel;
+use crate::rows::RowCount;
 use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 use crate::webhooks::emit_events;
@@ -168,12 +169,6 @@ struct AnalyzedRow {
     app_platform: Option<String>,
     #[diesel(sql_type = Nullable<Text>)]
     app_version: Option<String>,
-}
-
-#[derive(QueryableByName)]
-struct Count {
-    #[diesel(sql_type = BigInt)]
-    n: i64,
 }
 
 #[derive(QueryableByName)]
@@ -350,7 +345,7 @@ impl AnalysisRepository for PgStore {
                 if verdict.is_none()
                     && let Some(max) = record.max_responses
                 {
-                    let accepted: Count = sql_query(
+                    let accepted: RowCount = sql_query(
                         "SELECT count(*) AS n FROM session_analyses
                          WHERE campaign_id = $1 AND rejection IS NULL AND session_id <> $2",
                     )
@@ -469,7 +464,7 @@ impl ResultsRepository for PgStore {
     ) -> Result<Option<ResultsInput>> {
         let Some(overview) = self.campaign_overview(workspace, campaign).await? else { return Ok(None) };
         let mut conn = self.read_conn().await?;
-        let pending: Count = sql_query(
+        let pending: RowCount = sql_query(
             "SELECT count(*) AS n FROM sessions s
              WHERE s.campaign_id = $1 AND s.status = 'COMPLETED'
                AND NOT EXISTS (SELECT 1 FROM session_analyses a WHERE a.session_id = s.id)",
@@ -591,7 +586,7 @@ impl ResultsRepository for PgStore {
                     Some(filter) => Self::filtered_tally(conn, campaign, filter, &text_questions, with_quotes).await,
                 }
                 .map_err(TxError::Domain)?;
-                let completed: Count = sql_query(
+                let completed: RowCount = sql_query(
                     "SELECT COALESCE(sum(completed), 0)::bigint AS n FROM campaign_counts WHERE campaign_id = $1",
                 )
                 .bind::<SqlUuid, _>(campaign.0)

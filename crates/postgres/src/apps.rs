@@ -122,12 +122,6 @@ struct VerifiedRow {
 }
 
 #[derive(QueryableByName)]
-pub(crate) struct IdRow {
-    #[diesel(sql_type = SqlUuid)]
-    pub(crate) id: Uuid,
-}
-
-#[derive(QueryableByName)]
 pub(crate) struct LockedDeviceRow {
     #[diesel(sql_type = Text)]
     pub(crate) status: String,

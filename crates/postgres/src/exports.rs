@@ -15,8 +15,8 @@ use pulse_domain::{Error, Result};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::apps::IdRow;
 use crate::error::from_diesel;
+use crate::rows::IdRow;
 use crate::schema::{download_fetches, export_files, export_workers, exports};
 use crate::statement::Cached as _;
 use crate::store::PgStore;

@@ -15,6 +15,7 @@ mod migrate;
 mod outreach;
 mod pool;
 mod registrations;
+mod rows;
 mod schema;
 mod starts;
 mod statement;

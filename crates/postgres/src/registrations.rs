@@ -16,9 +16,10 @@ use pulse_domain::ids::AppInstallId;
 use pulse_domain::{Error, ErrorCode, Result};
 use uuid::Uuid;
 
-use crate::apps::{IdRow, LockedDeviceRow, seen_sql};
+use crate::apps::{LockedDeviceRow, seen_sql};
 use crate::batch::Flush;
 use crate::error::{from_pool, violated_constraint};
+use crate::rows::IdRow;
 use crate::starts::{CampaignState, campaign_states, stopped};
 use crate::statement::Cached as _;
 

@@ -11,6 +11,7 @@ use uuid::Uuid;
 
 use crate::local::{ServerUrl, create_database_if_missing, ensure_server, quote_ident};
 use crate::migrate::run_migrations;
+use crate::rows::RowCount;
 
 /// Where the test server is; only its server part is used.
 pub const TEST_SERVER_ENV: &str = "PULSE_TEST_DATABASE_URL";
@@ -29,6 +30,27 @@ pub const ONE_ENDPOINT: &str = "\
     INSERT INTO webhook_subscriptions (id, workspace_id, url, event_types, secret_sealed, is_active, created_at, \
     updated_at) VALUES ('00000000-0000-0000-0000-0000000000ee', '00000000-0000-0000-0000-00000000000a', \
     'https://hooks.example.com/pulse', '{}', 'x', true, now(), now());";
+
+/// Returns once `n` of the tasks a test started wait for a lock in `watcher`'s database or have
+/// finished (`finished` counts those), so that a change that stops them waiting fails on their
+/// answers instead of hanging.
+///
+/// # Panics
+/// When `pg_stat_activity` cannot be read.
+pub async fn until_settled(watcher: &mut AsyncPgConnection, n: i64, finished: impl Fn() -> i64) {
+    loop {
+        let waiting: RowCount = diesel::sql_query(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+        .get_result(watcher)
+        .await
+        .expect("read");
+        if waiting.n + finished() >= n {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+}
 
 /// A database that exists for as long as this value does.
 pub struct TestDatabase {

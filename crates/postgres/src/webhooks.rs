@@ -18,8 +18,8 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::apps::IdRow;
 use crate::error::from_diesel;
+use crate::rows::{IdRow, RowCount};
 use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 
@@ -385,12 +385,7 @@ impl WebhookRepository for PgStore {
                 .cached()
                 .execute(conn)
                 .await?;
-            #[derive(QueryableByName)]
-            struct Count {
-                #[diesel(sql_type = BigInt)]
-                n: i64,
-            }
-            let held: Count = sql_query("SELECT count(*) AS n FROM webhook_subscriptions WHERE workspace_id = $1")
+            let held: RowCount = sql_query("SELECT count(*) AS n FROM webhook_subscriptions WHERE workspace_id = $1")
                 .bind::<SqlUuid, _>(s.workspace_id.0)
                 .cached()
                 .get_result(conn)
@@ -719,32 +714,8 @@ mod tests {
     use time::Duration;
 
     use super::*;
-    use crate::test_db::{ONE_ENDPOINT, ONE_WORKSPACE, TestDatabase};
+    use crate::test_db::{ONE_ENDPOINT, ONE_WORKSPACE, TestDatabase, until_settled};
     use crate::{PoolSettings, connect};
-
-    #[derive(QueryableByName)]
-    struct Count {
-        #[diesel(sql_type = BigInt)]
-        n: i64,
-    }
-
-    /// Returns once `n` of the tasks started wait for a lock in this database or have finished
-    /// (`finished` counts those), so that a change that stops them waiting fails on their answers
-    /// instead of hanging.
-    async fn until_settled(watcher: &mut AsyncPgConnection, n: i64, finished: impl Fn() -> i64) {
-        loop {
-            let waiting: Count = sql_query(
-                "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-            )
-            .get_result(watcher)
-            .await
-            .expect("read");
-            if waiting.n + finished() >= n {
-                return;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-        }
-    }
 
     #[tokio::test]
     async fn a_redelivery_under_way_is_neither_claimed_nor_purged_with_its_event() {
@@ -827,7 +798,7 @@ mod tests {
         assert_eq!(store.purge_webhook_events(month_ago, 2).await.expect("purged"), 1);
         assert_eq!(store.purge_webhook_events(month_ago, 2).await.expect("purged"), 0);
         assert_eq!(events_left(&mut conn).await, ["event0", "event1"], "today's, and the failed delivery's");
-        let deliveries: Count =
+        let deliveries: RowCount =
             sql_query("SELECT count(*) AS n FROM webhook_deliveries").get_result(&mut conn).await.expect("counted");
         assert_eq!(deliveries.n, 2, "the purged events' deliveries went with them");
     }
