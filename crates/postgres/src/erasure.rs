@@ -12,7 +12,7 @@ use pulse_domain::ids::{AppUserId, CampaignId, DeviceId};
 use pulse_domain::outreach::models::Suppression;
 use uuid::Uuid;
 
-use crate::schema::{app_devices, app_installs, app_users, erasures, launch_links, sessions};
+use crate::schema::{app_devices, app_users, erasures, launch_links, sessions};
 use crate::store::{PgStore, TxError};
 
 #[derive(QueryableByName)]
@@ -86,10 +86,8 @@ impl ErasureRepository for PgStore {
                     .await
                     .optional()?;
                 let Some(user) = found else { return Ok(false) };
-                // Its installs go with it, deleted here rather than left to the foreign key's
-                // cascade, so that a later release can drop that foreign key from register's hot
-                // path (docs/performance.md); its sessions stay, detached by their foreign keys.
-                diesel::delete(app_installs::table.filter(app_installs::device_id.eq(device.0))).execute(conn).await?;
+                // Its installs go with it, by app_devices' delete trigger (migration 000023); its
+                // sessions stay, detached by their foreign keys.
                 diesel::delete(app_devices::table.find(device.0)).execute(conn).await?;
                 // A person named by no `externalId` belongs to the device alone.
                 if let Some(user) = user {
@@ -170,12 +168,12 @@ mod tests {
     use time::OffsetDateTime;
 
     use super::*;
-    use crate::test_db::{ONE_WORKSPACE, TestDatabase};
+    use crate::schema::app_installs;
+    use crate::test_db::{ONE_WORKSPACE, TestDatabase, until_settled};
     use crate::{PoolSettings, connect};
 
     /// A campaign of [`ONE_WORKSPACE`], and two devices registered to it: each an `app_devices`
-    /// row and an `app_installs` row. Without the foreign key from installs to devices, as a later
-    /// release will have it, so that nothing but erasure itself can delete the installs.
+    /// row and an `app_installs` row.
     const TWO_REGISTERED_DEVICES: &str = "\
         INSERT INTO surveys (id, workspace_id, title, languages, questions, created_at) \
         VALUES ('00000000-0000-0000-0000-00000000000c', '00000000-0000-0000-0000-00000000000a', 't', '{en}', '[]', \
@@ -194,8 +192,7 @@ mod tests {
         INSERT INTO app_installs (id, campaign_id, device_id, app_id, platform, app_version, first_seen_at, \
         last_seen_at, heartbeat_count, feedback_count, session_count, recent_sessions) \
         SELECT latest_install_id, '00000000-0000-0000-0000-00000000000d', id, 'app', 'ios', '1', now(), now(), 0, 0, \
-        1, ARRAY[now()] FROM app_devices; \
-        ALTER TABLE app_installs DROP CONSTRAINT app_installs_device_id_fkey;";
+        1, ARRAY[now()] FROM app_devices;";
 
     #[tokio::test]
     async fn an_erased_device_takes_its_installs_with_it_and_leaves_the_others() {
@@ -217,5 +214,45 @@ mod tests {
         assert_eq!(left, [Uuid::parse_str("00000000-0000-0000-0000-000000000012").expect("a uuid")]);
         let devices: i64 = app_devices::table.select(count_star()).get_result(&mut conn).await.expect("read");
         assert_eq!(devices, 1);
+    }
+
+    /// The previous release erases a device with a plain delete and leaves its installs to the
+    /// database. A register that holds the device (as every register of a known device does before
+    /// it writes an install) and commits an install while that delete waits for it must not leave
+    /// the install behind.
+    #[tokio::test]
+    async fn a_device_deleted_while_a_register_holds_it_leaves_no_install_behind() {
+        let database = TestDatabase::create().await;
+        let mut register = AsyncPgConnection::establish(database.url()).await.expect("a connection");
+        register.batch_execute(ONE_WORKSPACE).await.expect("a workspace");
+        register.batch_execute(TWO_REGISTERED_DEVICES).await.expect("seeded");
+        register
+            .batch_execute(
+                "BEGIN; \
+                 SELECT 1 FROM app_devices WHERE id = '00000000-0000-0000-0000-000000000011' FOR NO KEY UPDATE; \
+                 INSERT INTO app_installs (id, campaign_id, device_id, app_id, platform, app_version, first_seen_at, \
+                 last_seen_at, heartbeat_count, feedback_count, session_count, recent_sessions) VALUES \
+                 ('00000000-0000-0000-0000-000000000031', '00000000-0000-0000-0000-00000000000e', \
+                 '00000000-0000-0000-0000-000000000011', 'app', 'ios', '1', now(), now(), 0, 0, 1, ARRAY[now()]);",
+            )
+            .await
+            .expect("a register under way");
+        let url = database.url().to_owned();
+        let erasure = tokio::spawn(async move {
+            let mut conn = AsyncPgConnection::establish(&url).await.expect("a connection");
+            sql_query("DELETE FROM app_devices WHERE id = '00000000-0000-0000-0000-000000000011'")
+                .execute(&mut conn)
+                .await
+                .expect("deleted")
+        });
+        let mut watcher = AsyncPgConnection::establish(database.url()).await.expect("a connection");
+        until_settled(&mut watcher, 1, || i64::from(erasure.is_finished())).await;
+
+        register.batch_execute("COMMIT").await.expect("committed");
+
+        assert_eq!(erasure.await.expect("the erasure"), 1);
+        let left: Vec<Uuid> =
+            app_installs::table.select(app_installs::device_id).load(&mut watcher).await.expect("read");
+        assert_eq!(left, [Uuid::parse_str("00000000-0000-0000-0000-000000000012").expect("a uuid")]);
     }
 }

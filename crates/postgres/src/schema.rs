@@ -642,7 +642,6 @@ diesel::joinable!(answers -> sessions (session_id));
 diesel::joinable!(api_key_workspaces -> api_keys (api_key_id));
 diesel::joinable!(api_keys -> service_accounts (service_account_id));
 diesel::joinable!(app_devices -> app_users (user_id));
-diesel::joinable!(app_installs -> app_devices (device_id));
 diesel::joinable!(app_users -> workspaces (workspace_id));
 diesel::joinable!(campaign_counts -> campaigns (campaign_id));
 diesel::joinable!(campaigns -> surveys (survey_id));
