@@ -7,10 +7,10 @@
 --
 -- What the foreign key also did, deleting a device's installs with it, a trigger on app_devices
 -- does now: it costs nothing when devices and installs are written, only when devices are
--- deleted. This release's erasure deletes the installs itself; the previous release's, which runs
--- beside it during a rolling upgrade, relies on the cascade. In READ COMMITTED the trigger's
--- delete reads with a snapshot of its own, so an install committed by a register that held the
--- device while the erasure waited for it goes as well.
+-- deleted. This release's erasure and the previous release's (which runs beside it during a
+-- rolling upgrade) both delete the device and rely on it. In READ COMMITTED the trigger's delete
+-- reads with a snapshot of its own, so an install committed by a register that held the device
+-- while the erasure waited for it goes as well.
 --
 -- The tables are locked first, devices before installs, as a register, a heartbeat and an erasure
 -- take them; should a long transaction hold one of them, the migration gives up after waiting 2
@@ -18,15 +18,15 @@
 SET LOCAL lock_timeout = '2s';
 LOCK TABLE app_devices, app_installs IN ACCESS EXCLUSIVE MODE;
 
-CREATE FUNCTION app_devices_take_installs() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION delete_installs_of_deleted_devices() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    DELETE FROM app_installs i USING erased_devices d WHERE i.device_id = d.id;
+    DELETE FROM app_installs i USING deleted WHERE i.device_id = deleted.id;
     RETURN NULL;
 END
 $$;
 
-CREATE TRIGGER app_devices_take_installs AFTER DELETE ON app_devices
-    REFERENCING OLD TABLE AS erased_devices
-    FOR EACH STATEMENT EXECUTE FUNCTION app_devices_take_installs();
+CREATE TRIGGER app_devices_installs_deleted AFTER DELETE ON app_devices
+    REFERENCING OLD TABLE AS deleted
+    FOR EACH STATEMENT EXECUTE FUNCTION delete_installs_of_deleted_devices();
 
 ALTER TABLE app_installs DROP CONSTRAINT app_installs_device_id_fkey;

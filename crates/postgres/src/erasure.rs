@@ -1,8 +1,8 @@
 //! Erasures: each subject destroyed in one transaction, its sessions detached, the record written.
 
 use diesel::prelude::*;
+use diesel::sql_query;
 use diesel::sql_types::{Bytea, Text, Timestamptz, Uuid as SqlUuid};
-use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use pulse_domain::Result;
 use pulse_domain::apps::models::Identity;
@@ -12,14 +12,9 @@ use pulse_domain::ids::{AppUserId, CampaignId, DeviceId};
 use pulse_domain::outreach::models::Suppression;
 use uuid::Uuid;
 
+use crate::rows::IdRow;
 use crate::schema::{app_devices, app_users, erasures, launch_links, sessions};
 use crate::store::{PgStore, TxError};
-
-#[derive(QueryableByName)]
-struct Erased {
-    #[diesel(sql_type = SqlUuid)]
-    id: Uuid,
-}
 
 async fn write_record(
     conn: &mut AsyncPgConnection,
@@ -115,7 +110,7 @@ impl ErasureRepository for PgStore {
             .transaction::<_, TxError, _>(async |conn| {
                 // A tombstone keeps the respondent's place in the campaign's counts (invited,
                 // responded) and nothing of the person.
-                let found: Option<Erased> = sql_query(
+                let found: Option<IdRow> = sql_query(
                     "UPDATE respondents r SET ref_digest = NULL, ref_sealed = NULL, external_ref = NULL,
                             name_sealed = NULL, email_sealed = NULL, phone_sealed = NULL,
                             invitation_sealed = NULL, updated_at = $4
@@ -130,7 +125,7 @@ impl ErasureRepository for PgStore {
                 .get_result(conn)
                 .await
                 .optional()?;
-                let Some(Erased { id }) = found else { return Ok(false) };
+                let Some(IdRow { id }) = found else { return Ok(false) };
                 // The invitation's nonce digest; its sessions keep their place, without the link.
                 diesel::delete(launch_links::table.filter(launch_links::respondent_id.eq(id))).execute(conn).await?;
                 diesel::update(sessions::table.filter(sessions::respondent_id.eq(id)))
@@ -226,6 +221,8 @@ mod tests {
         let mut register = AsyncPgConnection::establish(database.url()).await.expect("a connection");
         register.batch_execute(ONE_WORKSPACE).await.expect("a workspace");
         register.batch_execute(TWO_REGISTERED_DEVICES).await.expect("seeded");
+        // The install is of another campaign (`…0e`, which no row names: installs have no foreign
+        // key to campaigns since migration 000021), so it does not collide with the device's first.
         register
             .batch_execute(
                 "BEGIN; \

@@ -181,7 +181,9 @@ pub(crate) const RELEASE_VENDOR_SQL: &str = "UPDATE app_devices SET vendor_diges
 /// vendor id is taken is left out, and so is its install; the others stand. Devices are inserted in
 /// vendor digest order, so two groups claiming the same vendor ids wait for each other in one order.
 /// A device's workspace is read from its campaign's row here, in the statement that inserts it:
-/// the tables have no foreign keys to check it (migration 000021).
+/// the tables have no foreign keys to check it (migration 000021). An install is inserted only with
+/// the device this statement inserted, which is all that keeps it from naming a missing device
+/// (migration 000023 dropped that foreign key too).
 async fn create_devices(conn: &AsyncPgConnection, new: &[&DeviceRegistration]) -> Result<Made, DieselError> {
     let mut new = new.to_vec();
     new.sort_by(|a, b| a.vendor_digest.cmp(&b.vendor_digest));
@@ -272,6 +274,8 @@ async fn renew_device(
 ) -> Result<Result<AppInstallId>, DieselError> {
     let gap_start = r.now - APP_SESSION_GAP;
     let metadata = r.app.metadata.clone().map(serde_json::Value::Object);
+    // The lock also keeps the install written below from naming a device deleted meanwhile: no
+    // foreign key checks it (migration 000023), and a delete waits for the lock.
     let locked: Vec<LockedDeviceRow> =
         sql_query("SELECT status, refresh_digest FROM app_devices WHERE id = $1 FOR NO KEY UPDATE")
             .bind::<SqlUuid, _>(r.device_id.0)

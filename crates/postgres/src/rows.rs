@@ -11,7 +11,7 @@ pub(crate) struct IdRow {
     pub(crate) id: Uuid,
 }
 
-/// A `count(*) AS n` column.
+/// A count, as a `bigint` column named `n`.
 #[derive(QueryableByName)]
 pub(crate) struct RowCount {
     #[diesel(sql_type = BigInt)]

@@ -36,20 +36,27 @@ pub const ONE_ENDPOINT: &str = "\
 /// answers instead of hanging.
 ///
 /// # Panics
-/// When `pg_stat_activity` cannot be read.
+/// When `pg_stat_activity` cannot be read, or when the tasks neither wait nor finish within a
+/// minute (a task stuck elsewhere fails the test rather than hanging it).
 pub async fn until_settled(watcher: &mut AsyncPgConnection, n: i64, finished: impl Fn() -> i64) {
-    loop {
-        let waiting: RowCount = diesel::sql_query(
-            "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-        )
-        .get_result(watcher)
-        .await
-        .expect("read");
-        if waiting.n + finished() >= n {
-            return;
+    let settled = async {
+        loop {
+            let waiting: RowCount = diesel::sql_query(
+                "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() \
+                 AND wait_event_type = 'Lock'",
+            )
+            .get_result(watcher)
+            .await
+            .expect("read");
+            if waiting.n + finished() >= n {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-    }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(60), settled)
+        .await
+        .expect("the tasks neither waited for a lock nor finished within a minute");
 }
 
 /// A database that exists for as long as this value does.
