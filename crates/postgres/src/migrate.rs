@@ -53,3 +53,63 @@ pub async fn pending_migrations(database_url: &str) -> anyhow::Result<Vec<String
     })
     .await?
 }
+
+#[cfg(test)]
+mod tests {
+    use diesel::QueryableByName;
+    use diesel::sql_types::Text;
+    use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl as _};
+
+    use crate::test_db::TestDatabase;
+
+    /// Tables no code path deletes rows from, so nothing looks up the rows that reference them.
+    const NEVER_DELETED: [&str; 7] =
+        ["api_keys", "businesses", "campaigns", "launch_keys", "service_accounts", "surveys", "workspaces"];
+
+    #[derive(QueryableByName, Debug)]
+    struct ForeignKey {
+        #[diesel(sql_type = Text)]
+        child: String,
+        #[diesel(sql_type = Text)]
+        columns: String,
+        #[diesel(sql_type = Text)]
+        parent: String,
+    }
+
+    /// Deleting a row looks up every row that references it, by the referencing columns; without
+    /// an index that leads with them, each deletion reads the referencing table whole (an erasure,
+    /// or the purge of a webhook event, would grow with every row ever written).
+    #[tokio::test]
+    async fn every_foreign_key_to_a_table_rows_are_deleted_from_has_an_index() {
+        let database = TestDatabase::create().await;
+        let mut conn = AsyncPgConnection::establish(database.url()).await.expect("a connection");
+        // An index serves when its leading columns are the key's, and it has no condition or only
+        // that the key is set (a deletion never looks up a null).
+        let unindexed: Vec<ForeignKey> = diesel::sql_query(
+            "SELECT c.conrelid::regclass::text AS child, c.confrelid::regclass::text AS parent,
+                    (SELECT string_agg(a.attname, ',' ORDER BY k.n) FROM unnest(c.conkey) WITH ORDINALITY AS k(attnum, n)
+                     JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum) AS columns
+             FROM pg_constraint c
+             WHERE c.contype = 'f' AND NOT EXISTS (
+                 SELECT 1 FROM pg_index i
+                 WHERE i.indrelid = c.conrelid
+                   AND (i.indkey::int2[])[0:cardinality(c.conkey) - 1] = c.conkey
+                   AND (i.indpred IS NULL OR pg_get_expr(i.indpred, i.indrelid) = (
+                        SELECT format('(%I IS NOT NULL)', a.attname) FROM pg_attribute a
+                        WHERE cardinality(c.conkey) = 1 AND a.attrelid = c.conrelid AND a.attnum = c.conkey[1])))
+             ORDER BY 1, 3",
+        )
+        .load(&mut conn)
+        .await
+        .expect("the schema's foreign keys");
+
+        let looked_up: Vec<&ForeignKey> =
+            unindexed.iter().filter(|key| !NEVER_DELETED.contains(&key.parent.as_str())).collect();
+        assert!(looked_up.is_empty(), "foreign keys without an index, to tables rows are deleted from: {looked_up:#?}");
+        // The query finds keys at all: those to tables never deleted from are left without one.
+        assert!(
+            unindexed.iter().any(|key| key.child == "launch_links" && key.columns == "campaign_id"),
+            "{unindexed:#?}"
+        );
+    }
+}
