@@ -128,11 +128,13 @@ async fn run(args: Args) -> anyhow::Result<()> {
         "pgbench: one-row UPDATE, {} clients, {} threads, {} s",
         plan.connections, plan.threads, plan.duration
     ));
+    postgres.checkpoint().await;
     let before = CpuTimes::now();
     let tps = postgres::pgbench_run(&scratch, &plan, work.path()).await?;
     let full_rate = CpuTimes::now().since(&before);
     let half = if plan.smoke { paced::SMOKE_RATE } else { tps / 2.0 };
     say(format_args!("pgbench: the same UPDATE paced at {half:.0} per second, {} s", plan.duration));
+    postgres.checkpoint().await;
     let before = CpuTimes::now();
     let database_paced = postgres::pgbench_paced(&scratch, &plan, work.path(), half).await?;
     let pgbench = Pgbench {
@@ -155,9 +157,11 @@ async fn run(args: Args) -> anyhow::Result<()> {
     for workload in chosen {
         workload.probe(&http).await?;
         say(format_args!("wrk: {}, {} connections, {} s", workload.name, plan.connections, plan.duration));
+        postgres.checkpoint().await;
         let before = CpuTimes::now();
         let measured = workload.run(serving.base_url(), &plan, work.path()).await?;
         let full_rate = CpuTimes::now().since(&before);
+        postgres.checkpoint().await;
         let before = CpuTimes::now();
         let paced = match Schedule::half_of(&measured, &plan) {
             Some(schedule) => {
