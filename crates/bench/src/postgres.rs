@@ -38,11 +38,11 @@ impl Postgres {
         Ok(Database { name: name.to_owned(), url: url.to_string(), maintenance })
     }
 
-    /// Runs a checkpoint now, so that every phase starts in one state and a phase of seconds meets
-    /// none. Phases back to back write hundreds of megabytes of WAL; without this, the checkpoint
-    /// that volume sets off lands in whichever later phase reaches it, whose first write of each
-    /// page then logs the whole page. Needs a superuser or `pg_checkpoint`; without either the
-    /// phase runs as it finds the database, and the run says so.
+    /// Runs a checkpoint now, so that the phase after it meets none: phases back to back write
+    /// hundreds of megabytes of WAL, and without this the checkpoint that volume sets off lands in
+    /// the middle of whichever later phase reaches it, with the checkpointer's writes beside it.
+    /// Needs a superuser or `pg_checkpoint`; without either the phase runs as it finds the
+    /// database, and the run says so.
     pub async fn checkpoint(&self) {
         if let Err(error) = psql(self.maintenance.as_str(), "CHECKPOINT").await {
             say(format_args!("no CHECKPOINT before the next phase ({error:#}); it may meet one"));
