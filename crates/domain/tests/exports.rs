@@ -127,13 +127,29 @@ fn a_rendered_export_is_read_with_a_fresh_link_and_downloaded_through_it() {
     let bytes = download(&l, &token, &name).expect("downloaded");
     assert_eq!(
         String::from_utf8(bytes.clone()).expect("text"),
-        format!("json {} accepted=6 floor=false transcripts=0", campaign.code)
+        format!("json {} accepted=6 floor=false transcripts=0 language=en", campaign.code)
     );
     let (read, _) = block_on(l.w.exports.get(&p.principal, None, queued.id)).expect("read");
     assert_eq!(read.byte_size, Some(bytes.len() as u64));
     assert_eq!(read.sha256.as_deref().map(str::len), Some(64));
     assert_eq!(read.expires_at, read.finished_at.map(|at| at + RETENTION));
     assert_ne!(ready_link(&l, &p, &queued).url, link.url, "every read mints a new link");
+}
+
+#[test]
+fn an_export_is_written_in_the_default_language_of_the_campaigns_survey() {
+    let l = lab();
+    let p = exporter(&l);
+    beat(&l);
+    let mut input = brief();
+    input.brief.as_mut().expect("a brief").languages = Some(vec!["fr-CA".into(), "en".into()]);
+    let draft = provision(&l.w, &p, input);
+    let campaign = launch(&l.w, &p, draft.campaign.id).expect("launched").campaign;
+    let queued = request(&l, &p, campaign.id, "json", false).expect("queued");
+    block_on(l.w.exports.run_due()).expect("rendered");
+    let (token, name) = token_and_name(&ready_link(&l, &p, &queued));
+    let file = String::from_utf8(download(&l, &token, &name).expect("downloaded")).expect("text");
+    assert!(file.ends_with(" language=fr"), "French, by the primary subtag of the first language: {file}");
 }
 
 #[test]
@@ -204,9 +220,9 @@ fn the_floor_holds_and_transcripts_come_only_when_asked_and_above_it() {
             String::from_utf8(download(&l, &token, &name).expect("downloaded")).expect("text")
         })
         .collect();
-    assert_eq!(contents[0], format!("json {} accepted=4 floor=true transcripts=0", small.code));
-    assert_eq!(contents[1], format!("json {} accepted=6 floor=false transcripts=0", large.code));
-    assert_eq!(contents[2], format!("json {} accepted=6 floor=false transcripts=6", large.code));
+    assert_eq!(contents[0], format!("json {} accepted=4 floor=true transcripts=0 language=en", small.code));
+    assert_eq!(contents[1], format!("json {} accepted=6 floor=false transcripts=0 language=en", large.code));
+    assert_eq!(contents[2], format!("json {} accepted=6 floor=false transcripts=6 language=en", large.code));
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use pulse_domain::analysis::models::{ModelInfo, Rejection};
 use pulse_domain::campaigns::models::{CampaignStatus, QuestionKind};
 use pulse_domain::exports::models::{
-    AskedQuestion, EXCLUSIONS, ExportDocument, ExportedCampaign, Funnel, Study, Transcript,
+    AskedQuestion, EXCLUSIONS, ExportDocument, ExportedCampaign, Funnel, ReportLanguage, Study, Transcript,
 };
 use pulse_domain::ids::CampaignId;
 use pulse_domain::results::models::{Csat, LabelCount, QuestionResult, RatingSummary, SentimentLabel, ThemeCount};
@@ -65,6 +65,7 @@ fn document() -> ExportDocument {
         description: "Scores words against a lexicon.".into(),
     };
     ExportDocument {
+        language: ReportLanguage::English,
         generated_at: datetime!(2026-11-23 14:05 UTC),
         campaign: ExportedCampaign {
             id: CampaignId::new_random(),

@@ -3,10 +3,13 @@
 //! renders the same everywhere and needs no network.
 //!
 //! The template (`report/report.typ`) is fixed; the document reaches it as a JSON file it reads
-//! as data, so no campaign name or question text is ever evaluated as markup.
+//! as data, so no campaign name or question text is ever evaluated as markup. Its headings and
+//! labels come with the data, in the document's language (`labels.rs`, `translations/`).
 
+mod labels;
 mod renderers;
 mod report;
+mod translations;
 mod world;
 
 pub use renderers::ExportRenderers;

@@ -3,35 +3,33 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use pulse_domain::campaigns::models::CampaignStatus;
 use pulse_domain::exports::models::ExportDocument;
 use pulse_domain::{Error, Result};
 use pulse_export::ExportFile;
 use serde::Serialize;
-use time::OffsetDateTime;
-use time::format_description::BorrowedFormatItem;
-use time::macros::format_description;
 use typst_layout::PagedDocument;
 use typst_pdf::PdfOptions;
 
+use crate::labels::Labels;
 use crate::world::{ReportWorld, Typesetting};
 
-const DAY: &[BorrowedFormatItem<'_>] = format_description!("[day padding:none] [month repr:short] [year]");
-const MINUTE: &[BorrowedFormatItem<'_>] =
-    format_description!("[day padding:none] [month repr:short] [year] [hour]:[minute] UTC");
 /// Memoised layouts kept between renderings, counted in renderings: enough for the template's
 /// own work to be reused, little enough that a long-running worker does not grow.
 const CACHE_ROUNDS: usize = 2;
 
-/// What the template reads: the export file exactly as the JSON export has it, and the few
-/// things it shows that are formatted here because typst reads no dates.
+/// What the template reads: the export file exactly as the JSON export has it, the report's
+/// words in the document's language, and the few things it shows that are formatted here because
+/// typst reads no dates.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ReportData<'a> {
     file: &'a ExportFile,
+    /// The primary subtag the text is set in (hyphenation, the PDF's language).
+    language: &'static str,
+    labels: &'a Labels,
     period: String,
     generated: String,
-    status: &'a str,
+    status: &'static str,
 }
 
 /// Renders PDF reports. Cheap to clone; every clone shares the fonts and the parsed template.
@@ -63,11 +61,14 @@ impl PdfReport {
     /// `Internal` when typst refuses the document; the message names the template's complaint.
     pub fn render(&self, document: &ExportDocument) -> Result<Vec<u8>> {
         let file = ExportFile::from(document);
+        let labels = Labels::of(document.language);
         let data = ReportData {
             file: &file,
-            period: period(document),
-            generated: format(document.generated_at, MINUTE),
-            status: status_name(document.campaign.status),
+            language: document.language.code(),
+            labels: &labels,
+            period: labels.period(document.study.period_start, document.study.period_end),
+            generated: labels.moment(document.generated_at),
+            status: labels.status(document.campaign.status),
         };
         let data = serde_json::to_vec(&data).map_err(Error::internal)?;
         let world = ReportWorld::new(Arc::clone(&self.typesetting), data);
@@ -83,26 +84,5 @@ impl PdfReport {
             Error::internal(format!("the report could not be written as PDF ({} errors)", errors.len()))
         })?;
         Ok(pdf)
-    }
-}
-
-fn period(document: &ExportDocument) -> String {
-    let end = format(document.study.period_end, DAY);
-    match document.study.period_start {
-        Some(start) => format!("{} – {end}", format(start, DAY)),
-        None => format!("not launched; as of {end}"),
-    }
-}
-
-fn format(at: OffsetDateTime, description: &[BorrowedFormatItem<'_>]) -> String {
-    at.to_offset(time::UtcOffset::UTC).format(description).unwrap_or_else(|_| at.unix_timestamp().to_string())
-}
-
-const fn status_name(status: CampaignStatus) -> &'static str {
-    match status {
-        CampaignStatus::Draft => "draft, not launched",
-        CampaignStatus::Active => "collecting",
-        CampaignStatus::Paused => "paused",
-        CampaignStatus::Closed => "closed",
     }
 }

@@ -7,7 +7,7 @@ use std::process::Command;
 use pulse_domain::analysis::models::{ModelInfo, Rejection};
 use pulse_domain::campaigns::models::{CampaignStatus, QuestionKind};
 use pulse_domain::exports::models::{
-    AskedQuestion, EXCLUSIONS, ExportDocument, ExportFormat, ExportedCampaign, Funnel, Study,
+    AskedQuestion, EXCLUSIONS, ExportDocument, ExportFormat, ExportedCampaign, Funnel, ReportLanguage, Study,
 };
 use pulse_domain::exports::ports::ExportRenderer;
 use pulse_domain::ids::CampaignId;
@@ -51,6 +51,7 @@ fn document(name: &str, rating_text: &str, text_question: &str, accepted: u64, f
         description: "Scores words against a lexicon.".into(),
     };
     ExportDocument {
+        language: ReportLanguage::English,
         generated_at: datetime!(2026-11-23 14:05 UTC),
         campaign: ExportedCampaign {
             id: CampaignId::new_random(),
@@ -219,6 +220,123 @@ fn a_hindi_survey_is_set_in_devanagari_with_its_font_embedded() {
     assert!(text.contains("ग्राहकअनुभव"), "the Hindi title is there:\n{text}");
     let fonts = assert_fonts_embedded(&path);
     assert!(fonts.iter().any(|f| f.contains("NotoSansDevanagari")), "the Devanagari font is embedded: {fonts:?}");
+}
+
+/// `text` holds every one of `expected` and none of `absent`, whitespace aside.
+fn assert_reads(text: &str, expected: &[&str], absent: &[&str]) {
+    let text = unspaced(text);
+    for expected in expected {
+        assert!(text.contains(&unspaced(expected)), "the report shows {expected:?}:\n{text}");
+    }
+    for absent in absent {
+        assert!(!text.contains(&unspaced(absent)), "the report shows no {absent:?}:\n{text}");
+    }
+}
+
+/// The English report's headings and labels, none of which another language's report shows.
+const ENGLISH_LABELS: [&str; 12] = [
+    "Summary",
+    "About this study",
+    "Response funnel",
+    "Sentiment of written answers",
+    "Per-question scores",
+    "What this report leaves out",
+    "Page 1 of",
+    "Mean 3",
+    "too fast",
+    "Satisfied (4 or 5)",
+    "Withheld",
+    "accepted responses",
+];
+
+#[test]
+fn a_french_campaign_gets_a_report_headed_in_french() {
+    let mut french = document(
+        "Enquête de printemps",
+        "Êtes-vous satisfait de votre livraison ?",
+        "Que devrions-nous améliorer ?",
+        127,
+        false,
+    );
+    french.language = ReportLanguage::French;
+    french.narrative = vec![
+        "161 personnes ont commencé le questionnaire et 138 l’ont terminé\u{202f}; 127 réponses ont été acceptées."
+            .into(),
+    ];
+    let path = render(&french, "french");
+    assert_reads(
+        &text_of(&path),
+        &[
+            "RAPPORT D’ENQUÊTE",
+            "Campagne spring-checkin · collecte en cours · 2 nov. 2026 – 23 nov. 2026",
+            "Synthèse",
+            "161 personnes ont commencé le questionnaire",
+            "À propos de cette étude",
+            "trop rapide\u{a0}: 7",
+            "Seuil d’anonymat",
+            "Questions posées",
+            "Entonnoir de réponse",
+            "86\u{202f}% des questionnaires démarrés",
+            "Satisfaction (CSAT)",
+            "78\u{202f}% des 127 notes dans les deux niveaux supérieurs",
+            "Sentiment des réponses écrites",
+            "Positif",
+            "Résultats par question",
+            "Moyenne de 3,9 sur une échelle de 1 à 5",
+            "Thèmes",
+            "Ce que ce rapport ne contient pas",
+            "seuls des agrégats sont exportés",
+            "Page 1 sur",
+        ],
+        &ENGLISH_LABELS,
+    );
+}
+
+#[test]
+fn a_hindi_campaign_gets_a_report_headed_in_hindi_in_devanagari() {
+    let mut hindi = document("ग्राहक अनुभव", "आपको हमारी सेवा कैसी लगी?", "हम क्या बेहतर कर सकते हैं?", 127, false);
+    hindi.language = ReportLanguage::Hindi;
+    hindi.narrative = vec!["161 लोगों ने सर्वेक्षण शुरू किया और 138 ने इसे पूरा किया; 127 प्रतिक्रियाएँ स्वीकार की गईं।".into()];
+    let path = render(&hindi, "hindi-labels");
+    assert_reads(
+        &text_of(&path),
+        &[
+            "फ़ीडबैक रिपोर्ट",
+            "अभियान spring-checkin",
+            "2 नवंबर 2026 – 23 नवंबर 2026",
+            "सारांश",
+            "161 लोगों ने सर्वेक्षण शुरू किया",
+            "इस अध्ययन के बारे में",
+            "पूछे गए प्रश्न",
+            "विश्लेषण मॉडल",
+            "प्रतिक्रिया फ़नल",
+            "संतुष्टि (CSAT)",
+            "लिखित उत्तरों की भावना",
+            "सकारात्मक",
+            "औसत 3.9, 1 से 5 के पैमाने पर",
+            "इस रिपोर्ट में क्या शामिल नहीं है",
+            "में से पृष्ठ 1",
+        ],
+        &ENGLISH_LABELS,
+    );
+    let fonts = assert_fonts_embedded(&path);
+    assert!(
+        fonts.iter().any(|f| f.contains("NotoSansDevanagari-Bold")),
+        "headings are set in bold Devanagari: {fonts:?}"
+    );
+}
+
+#[test]
+fn every_language_renders_above_and_below_the_floor_without_an_english_label() {
+    for language in ReportLanguage::ALL.into_iter().filter(|&l| l != ReportLanguage::English) {
+        for (accepted, floor_applied) in [(127, false), (4, true)] {
+            let mut report = document("Campaign", "Rate us", "Tell us more", accepted, floor_applied);
+            report.language = language;
+            report.narrative.clear();
+            let name = format!("{}-{}", language.code(), if floor_applied { "below-floor" } else { "above-floor" });
+            assert_reads(&text_of(&render(&report, &name)), &["spring-checkin"], &ENGLISH_LABELS);
+        }
+    }
 }
 
 #[test]

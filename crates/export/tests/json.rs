@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use pulse_domain::analysis::models::{ModelInfo, Rejection};
 use pulse_domain::campaigns::models::{CampaignStatus, QuestionKind};
 use pulse_domain::exports::models::{
-    AskedQuestion, EXCLUSIONS, ExportDocument, ExportedCampaign, Funnel, Study, Transcript,
+    AskedQuestion, EXCLUSIONS, ExportDocument, ExportedCampaign, Funnel, ReportLanguage, Study, Transcript,
 };
 use pulse_domain::ids::CampaignId;
 use pulse_domain::results::models::{Csat, LabelCount, QuestionResult, RatingSummary, SentimentLabel, ThemeCount};
@@ -96,6 +96,7 @@ fn document(floor_applied: bool, transcripts: bool) -> ExportDocument {
         ]
     };
     ExportDocument {
+        language: ReportLanguage::English,
         generated_at: datetime!(2026-03-02 09:30:00 UTC),
         campaign: ExportedCampaign {
             id: CampaignId::new_random(),

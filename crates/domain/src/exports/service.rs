@@ -10,6 +10,7 @@ use crate::error::{Error, ErrorCode, RateLimitState, Refusal, Result};
 use crate::exports::models::{
     DownloadClaims, EXPORT_BATCH, EXPORT_LEASE, ExportDocument, ExportFailure, ExportFormat, ExportJob, ExportRecord,
     ExportRequest, ExportStatus, FETCHES_PER_LINK_HOUR, FinishedExport, LINK_LIFETIME, MAX_ATTEMPTS, RETENTION,
+    ReportLanguage,
 };
 use crate::exports::ports::{ExportRenderer, ExportRepository, ExportStore, WorkerPresence};
 use crate::ids::{CampaignId, EventId, ExportId};
@@ -260,7 +261,13 @@ where
             .campaign_results(record.workspace_id, record.campaign_id, record.include_transcripts)
             .await?
             .ok_or_else(|| Error::internal("the campaign of an export is gone"))?;
-        let document = ExportDocument::of(&results, record.include_transcripts.then_some(transcripts));
+        let survey = self
+            .repo
+            .find_survey(record.workspace_id, results.campaign.survey_id)
+            .await?
+            .ok_or_else(|| Error::internal("the survey of an export is gone"))?;
+        let language = ReportLanguage::of(survey.default_language());
+        let document = ExportDocument::of(&results, language, record.include_transcripts.then_some(transcripts));
         let bytes = self.renderer.render(&document, record.format).await?;
         let byte_size = bytes.len() as u64;
         let sha256 = hex::encode(&self.crypto.sha256(&bytes));

@@ -38,12 +38,13 @@ impl ExportRenderer for FakeRenderer {
         }
         let transcripts = document.transcripts.as_ref().map_or(0, Vec::len);
         Ok(format!(
-            "{} {} accepted={} floor={} transcripts={}",
+            "{} {} accepted={} floor={} transcripts={} language={}",
             format.as_str(),
             document.campaign.code,
             document.funnel.accepted,
             document.study.floor_applied,
-            transcripts
+            transcripts,
+            document.language.code()
         )
         .into_bytes())
     }

@@ -12,6 +12,12 @@ use crate::results::models::{CampaignResults, Csat, LabelCount, QuestionResult, 
 use crate::webhooks::models::{EventType, NewEvent};
 use serde_json::{Map, json};
 
+mod language;
+mod narrative;
+
+pub use language::{NumberFormat, Plural, ReportLanguage, fill};
+use narrative::{Facts, narrative};
+
 /// The open schema every export file names.
 pub const SCHEMA_NAME: &str = "svc.partner-export.v1";
 /// How long a rendered file is kept.
@@ -221,6 +227,8 @@ impl DownloadClaims {
 /// results, and verbatim answers only when asked for and allowed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExportDocument {
+    /// What the narrative and the report's own words are written in.
+    pub language: ReportLanguage,
     pub generated_at: OffsetDateTime,
     pub campaign: ExportedCampaign,
     pub study: Study,
@@ -310,16 +318,28 @@ pub struct Transcript {
 }
 
 impl ExportDocument {
-    /// The document of `results` (computed for the whole campaign, floor applied), with
-    /// `transcripts` when they were asked for, allowed, and the group is above the floor.
-    pub fn of(results: &CampaignResults, transcripts: Option<Vec<Transcript>>) -> Self {
+    /// The document of `results` (computed for the whole campaign, floor applied) written in
+    /// `language`, with `transcripts` when they were asked for, allowed, and the group is above the
+    /// floor.
+    pub fn of(results: &CampaignResults, language: ReportLanguage, transcripts: Option<Vec<Transcript>>) -> Self {
         let campaign = &results.campaign;
         let metrics = &results.metrics;
         let acceptance = &results.acceptance;
         let analyzers = vec![results.methodology.sentiment.clone(), results.methodology.themes.clone()];
         let languages_scored =
             if metrics.scored_answers > 0 { results.methodology.sentiment.languages.clone() } else { vec![] };
+        let facts = Facts {
+            started: metrics.started,
+            completed: metrics.completed,
+            accepted: results.accepted_count,
+            withheld_below: results.floor_applied.then_some(results.anonymity_floor),
+            csat: results.csat,
+            dominant_sentiment: results.inferred.dominant_sentiment,
+            top_theme: results.themes.first(),
+            negative_themes: &results.inferred.negative_themes,
+        };
         Self {
+            language,
             generated_at: results.generated_at,
             campaign: ExportedCampaign {
                 id: campaign.id,
@@ -358,45 +378,11 @@ impl ExportDocument {
             sentiment: results.sentiment.clone(),
             questions: results.questions.clone(),
             themes: results.themes.clone(),
-            narrative: narrative(results),
+            narrative: narrative(&facts, language),
             exclusions: EXCLUSIONS.to_vec(),
             transcripts: transcripts.filter(|_| !results.floor_applied),
         }
     }
-}
-
-/// A few sentences written from the numbers alone: never a theme a person could be read from
-/// below the floor, never a word of an answer.
-fn narrative(results: &CampaignResults) -> Vec<String> {
-    let metrics = &results.metrics;
-    let mut lines = vec![format!(
-        "{} people started the survey and {} completed it; {} responses were accepted.",
-        metrics.started, metrics.completed, results.accepted_count
-    )];
-    if results.floor_applied {
-        lines.push(format!(
-            "Fewer than {} responses were accepted, so breakdowns are withheld to protect respondents.",
-            results.anonymity_floor
-        ));
-        return lines;
-    }
-    if let Some(csat) = &results.csat {
-        lines.push(format!(
-            "{:.0}% of {} ratings were in the top two points of the scale.",
-            csat.score * 100.0,
-            csat.rated
-        ));
-    }
-    if let Some(dominant) = results.inferred.dominant_sentiment {
-        lines.push(format!("The prevailing sentiment of written answers was {}.", dominant.as_str().to_lowercase()));
-    }
-    if let Some(top) = results.themes.first() {
-        lines.push(format!("The most mentioned theme was \"{}\", in {} responses.", top.theme, top.count));
-    }
-    if !results.inferred.negative_themes.is_empty() {
-        lines.push(format!("Themes leaning negative: {}.", results.inferred.negative_themes.join(", ")));
-    }
-    lines
 }
 
 #[cfg(test)]

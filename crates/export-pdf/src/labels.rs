@@ -1,0 +1,266 @@
+//! The report's own words in each export language: headings, labels and notes the template reads
+//! as `labels` (every language's table is in `translations/`), and the dates and campaign
+//! status formatted here because typst reads no dates.
+
+use pulse_domain::analysis::models::Rejection;
+use pulse_domain::campaigns::models::CampaignStatus;
+use pulse_domain::exports::models::{NumberFormat, ReportLanguage, fill};
+use pulse_domain::results::models::SentimentLabel;
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use time::OffsetDateTime;
+
+use crate::translations;
+
+/// A label about a count: `{n}` is the count, in the singular or the plural.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub(crate) struct Counted {
+    pub one: &'static str,
+    pub other: &'static str,
+}
+
+pub(crate) const fn counted(one: &'static str, other: &'static str) -> Counted {
+    Counted { one, other }
+}
+
+/// The names of the two question kinds, by the kind's name in the file.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub(crate) struct Kinds {
+    pub rating: &'static str,
+    pub text: &'static str,
+}
+
+/// One language's words. `{name}` marks what the template or `report.rs` fills in.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Words {
+    /// Above the title.
+    pub report: &'static str,
+    /// Before the campaign's code.
+    pub campaign: &'static str,
+    /// `{page}` of `{pages}`.
+    pub page: &'static str,
+    pub summary: &'static str,
+    pub about: &'static str,
+    pub questions_asked: &'static str,
+    pub analyzers: &'static str,
+    pub funnel: &'static str,
+    pub csat: &'static str,
+    pub sentiment: &'static str,
+    pub per_question: &'static str,
+    pub themes: &'static str,
+    pub leaves_out: &'static str,
+    pub period: &'static str,
+    pub invited: &'static str,
+    pub responded: &'static str,
+    pub started: &'static str,
+    pub completed: &'static str,
+    pub accepted: &'static str,
+    pub rejected: &'static str,
+    pub languages_scored: &'static str,
+    pub none_yet: &'static str,
+    pub anonymity_floor: &'static str,
+    /// The floor as `{n}` accepted responses.
+    pub floor: Counted,
+    pub floor_applied: &'static str,
+    pub kinds: Kinds,
+    /// Between a name and what it names (French sets a no-break space before the colon).
+    pub colon: &'static str,
+    #[serde(serialize_with = "rejection_names")]
+    pub rejections: [(Rejection, &'static str); 4],
+    /// `{percent}` of the started sessions completed.
+    pub of_started: &'static str,
+    pub funnel_note: &'static str,
+    pub no_rating: &'static str,
+    /// `{percent}` (shown large) of `{n}` ratings in the top two points.
+    pub csat_share: Counted,
+    pub satisfied: &'static str,
+    pub other_ratings: &'static str,
+    #[serde(serialize_with = "sentiment_names")]
+    pub sentiments: [(SentimentLabel, &'static str); 3],
+    pub not_scored: &'static str,
+    /// Fewer than `{n}` responses were accepted.
+    pub withheld: Counted,
+    pub answers: Counted,
+    /// `{mean}` on a scale of `{min}` to `{max}`.
+    pub mean: &'static str,
+    pub question_themes: &'static str,
+    pub no_theme: &'static str,
+    pub themes_note: &'static str,
+    /// Each exclusion's reason by its component; English reads the document's own reasons.
+    #[serde(serialize_with = "by_component")]
+    pub exclusions: &'static [(&'static str, &'static str)],
+    /// A date: `{day}`, `{month}` and `{year}`.
+    #[serde(skip)]
+    pub date: &'static str,
+    /// How the first day of a month is written (French writes "1er").
+    #[serde(skip)]
+    pub first_day: &'static str,
+    #[serde(skip)]
+    pub months: [&'static str; 12],
+    /// The period of a campaign not launched, as of `{end}`.
+    #[serde(skip)]
+    pub not_launched: &'static str,
+    /// Draft, active, paused, closed.
+    #[serde(skip)]
+    pub statuses: [&'static str; 4],
+}
+
+/// What the template is given for a language: its words, and how it writes numbers and counts.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Labels {
+    #[serde(flatten)]
+    words: &'static Words,
+    number: Numbers,
+    zero_is_singular: bool,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Numbers {
+    decimal: &'static str,
+    group: &'static str,
+    min_grouping: usize,
+    secondary_group: usize,
+    percent: &'static str,
+}
+
+impl Labels {
+    pub(crate) fn of(language: ReportLanguage) -> Self {
+        let NumberFormat { decimal, group, min_grouping, secondary_group, percent } = language.numbers();
+        Self {
+            words: translations::words(language),
+            number: Numbers { decimal, group, min_grouping, secondary_group, percent },
+            zero_is_singular: language.zero_is_singular(),
+        }
+    }
+
+    pub(crate) fn date(&self, at: OffsetDateTime) -> String {
+        let at = at.to_offset(time::UtcOffset::UTC);
+        let day = if at.day() == 1 { self.words.first_day.to_owned() } else { at.day().to_string() };
+        let month = self.words.months[usize::from(u8::from(at.month())) - 1];
+        fill(self.words.date, &[("day", &day), ("month", month), ("year", &at.year().to_string())])
+    }
+
+    pub(crate) fn moment(&self, at: OffsetDateTime) -> String {
+        let at = at.to_offset(time::UtcOffset::UTC);
+        format!("{} {:02}:{:02} UTC", self.date(at), at.hour(), at.minute())
+    }
+
+    pub(crate) fn period(&self, start: Option<OffsetDateTime>, end: OffsetDateTime) -> String {
+        match start {
+            Some(start) => format!("{} – {}", self.date(start), self.date(end)),
+            None => fill(self.words.not_launched, &[("end", &self.date(end))]),
+        }
+    }
+
+    pub(crate) const fn status(&self, status: CampaignStatus) -> &'static str {
+        let [draft, active, paused, closed] = self.words.statuses;
+        match status {
+            CampaignStatus::Draft => draft,
+            CampaignStatus::Active => active,
+            CampaignStatus::Paused => paused,
+            CampaignStatus::Closed => closed,
+        }
+    }
+}
+
+fn rejection_names<S: Serializer>(names: &[(Rejection, &'static str); 4], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(names.iter().map(|(reason, name)| (reason.as_str(), name)))
+}
+
+fn sentiment_names<S: Serializer>(
+    names: &[(SentimentLabel, &'static str); 3],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(names.iter().map(|(label, name)| (label.as_str(), name)))
+}
+
+fn by_component<S: Serializer>(
+    reasons: &&'static [(&'static str, &'static str)],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(Some(reasons.len()))?;
+    for (component, reason) in *reasons {
+        map.serialize_entry(component, reason)?;
+    }
+    map.end()
+}
+
+#[cfg(test)]
+mod tests {
+    use pulse_domain::exports::models::EXCLUSIONS;
+    use time::macros::datetime;
+
+    use super::*;
+
+    #[test]
+    fn every_language_names_every_reason_label_and_exclusion() {
+        for language in ReportLanguage::ALL {
+            let words = translations::words(language);
+            let reasons: Vec<Rejection> = words.rejections.iter().map(|(r, _)| *r).collect();
+            assert_eq!(reasons, Rejection::ALL, "{language:?}");
+            let labels: Vec<SentimentLabel> = words.sentiments.iter().map(|(l, _)| *l).collect();
+            assert_eq!(labels, SentimentLabel::ALL, "{language:?}");
+            if language != ReportLanguage::English {
+                let components: Vec<&str> = words.exclusions.iter().map(|(c, _)| *c).collect();
+                assert_eq!(components, EXCLUSIONS.map(|e| e.component), "{language:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_label_holds_the_placeholders_it_is_filled_with() {
+        for language in ReportLanguage::ALL {
+            let words = translations::words(language);
+            let both = |forms: Counted| [forms.one, forms.other];
+            let labels: [(&[&str], &[&str]); 10] = [
+                (&[words.page], &["{page}", "{pages}"]),
+                (&[words.of_started], &["{percent}"]),
+                (&both(words.csat_share), &["{percent}", "{n}"]),
+                (&both(words.withheld), &["{n}"]),
+                (&both(words.answers), &["{n}"]),
+                (&both(words.floor), &["{n}"]),
+                (&[words.mean], &["{mean}", "{min}", "{max}"]),
+                (&[words.date], &["{day}", "{month}", "{year}"]),
+                (&[words.not_launched], &["{end}"]),
+                (&[language.numbers().percent], &["{n}"]),
+            ];
+            for (texts, placeholders) in labels {
+                for text in texts {
+                    for placeholder in placeholders {
+                        assert_eq!(text.matches(placeholder).count(), 1, "{language:?}: {placeholder} in {text:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_template_reads_maps_keyed_by_the_files_codes() {
+        let labels = serde_json::to_value(Labels::of(ReportLanguage::French)).expect("JSON");
+        assert_eq!(labels["rejections"]["TOO_FAST"], "trop rapide");
+        assert_eq!(labels["sentiments"]["NEGATIVE"], "Négatif");
+        assert_eq!(labels["kinds"]["text"], "texte libre");
+        assert_eq!(labels["number"]["decimal"], ",");
+        assert_eq!(labels["zeroIsSingular"], true);
+        assert!(labels["exclusions"]["cross-attribution"].is_string());
+        assert!(labels.get("months").is_none(), "dates are formatted here");
+    }
+
+    #[test]
+    fn dates_are_written_as_each_language_writes_them() {
+        let at = datetime!(2026-11-02 09:00 UTC);
+        let date = |language| Labels::of(language).date(at);
+        assert_eq!(date(ReportLanguage::English), "2 Nov 2026");
+        assert_eq!(date(ReportLanguage::French), "2 nov. 2026");
+        assert_eq!(date(ReportLanguage::German), "2. Nov. 2026");
+        assert_eq!(date(ReportLanguage::Portuguese), "2 de nov. de 2026");
+        assert_eq!(date(ReportLanguage::Hindi), "2 नवंबर 2026");
+        assert_eq!(Labels::of(ReportLanguage::French).date(datetime!(2026-03-01 00:00 UTC)), "1er mars 2026");
+        let french = Labels::of(ReportLanguage::French);
+        assert_eq!(french.period(None, at), "non lancée\u{202f}; état au 2 nov. 2026");
+        assert_eq!(french.moment(datetime!(2026-11-23 14:05 UTC)), "23 nov. 2026 14:05 UTC");
+    }
+}
