@@ -36,6 +36,20 @@ openapi:
 ci:
     bash .ci/run
 
+# Train the sentiment model on UMSAB's training split (../shared/data/umsab) and write
+# crates/analysis/model/sentiment.bin; deterministic, about four minutes on one core.
+sentiment-train *args='':
+    cargo run --release -p pulse-sentiment-lab -- train {{args}}
+
+# Macro-F1 per language on the validation split and the Dutch check set, beside the published
+# baselines, failing under the floors CI holds (docs/results.md, "Sentiment").
+sentiment-eval *args='':
+    cargo run --release -p pulse-sentiment-lab -- evaluate --check {{args}}
+
+# The analyzer against its budget: size on disk, load time, answers a second on one core.
+analyzer-bench:
+    cargo bench -p pulse-analysis --bench analyzer
+
 # Benchmark the hot paths against pgbench's one-row UPDATE, and their p99 paced at half that rate (docs/performance.md), e.g. `just bench --duration 30`.
 bench *args='':
     cargo build --release -p pulse -p pulse-bench

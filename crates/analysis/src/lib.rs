@@ -1,30 +1,32 @@
-//! The built-in [`Analyzer`]: offline, deterministic, and the same result for the same text,
-//! language and version.
+//! The built-in [`Analyzer`]: offline, in process, deterministic, and the same result for the
+//! same text, language and version. docs/results.md gives its figures and sources.
 //!
-//! - **Sentiment** is VADER 3.3.2 (Hutto & Gilbert, 2014), a rated English lexicon with rules for
-//!   negation, intensifiers, "but", punctuation and capitals, through the `vader-parity` crate: it
-//!   reproduces the Python reference's scores exactly and tests that on every build, while the older
-//!   `vader_sentiment` port differs from the reference on a third of those test sentences, with the
-//!   sign reversed on some ("no problem", "at least terrible"). VADER is English only, so any
-//!   other language gets `None`: a translated or guessed score would not be VADER's.
+//! - **Language** of each answer from its text (`whatlang`), the session's standing when the text
+//!   is short or the guess unsure ([`language`]).
+//! - **Sentiment** in the eight survey languages (`de`, `en`, `es`, `fr`, `hi`, `it`, `nl`, `pt`;
+//!   Hindi in Devanagari and romanised): a multinomial logistic regression over hashed words, word
+//!   pairs, letter runs and spelling skeletons, with VADER 3.3.2 (`vader-parity`, which reproduces
+//!   the Python reference exactly) and rated word lists as dense evidence ([`sentiment`]). It was
+//!   trained by `pulse-sentiment train` on UMSAB's training tweets; its weights ship in
+//!   `model/sentiment.bin`. Other languages get `None`: a score is never guessed.
 //! - **Key phrases** are RAKE (Rose et al., 2010): runs of up to three content words between stop
 //!   words and punctuation, scored by how often and in how long runs their words occur. Stop words
 //!   are the Snowball lists as NLTK ships them (`stop-words`, feature `nltk`) with a few frequency
-//!   adverbs and quantifiers added; that crate's default ISO lists would drop topics such as "order",
-//!   "problem" or "Zeit". Variants ("late delivery", "Deliveries late!") share a key made of their
-//!   sorted Snowball stems (`rust-stemmers`). The extraction is our own because the crates for it
-//!   did not fit: `rake` ranks ties in hash order, has no length limit and splits an email into
-//!   plain words; `yake-rust` ranks by position and capitals, which means little in an answer of
-//!   one or two sentences; `keyword_extraction` is LGPL. Emails, web addresses and numbers are
-//!   dropped before anything else, so no theme carries contact data.
-//! - **Languages**: sentiment covers `en`; key phrases cover `de`, `en`, `es`, `fr`, `it`, `nl` and
-//!   `pt`: they have both a Snowball stemmer and a Snowball stop list, and their added stop words
-//!   are written. Other languages get `None` rather than phrases split at the wrong words; Danish,
-//!   Swedish, Russian and a few more have a stemmer and a list too, and need only their added
-//!   words. Languages match on their primary subtag: `en-GB` is English.
+//!   adverbs and quantifiers added, and for Hindi our own Devanagari and romanised lists with a
+//!   light stemmer. Variants ("late delivery", "Deliveries late!") share a key made of their
+//!   sorted stems (`rust-stemmers`). The extraction is our own because the crates for it did not
+//!   fit: `rake` ranks ties in hash order, has no length limit and splits an email into plain
+//!   words; `yake-rust` ranks by position and capitals, which means little in an answer of one or
+//!   two sentences; `keyword_extraction` is LGPL. Redaction placeholders, addresses, handles and
+//!   numbers are never part of a phrase, so no theme carries contact data. Key phrases cover the
+//!   eight survey languages; others get `None` rather than phrases split at the wrong words.
+//!   Languages match on their primary subtag: `en-GB` is English.
 
+pub mod language;
+pub mod sentiment;
 mod themes;
 
+use std::collections::BTreeSet;
 use std::future::{Future, ready};
 use std::sync::LazyLock;
 
@@ -32,43 +34,62 @@ use pulse_domain::analysis::models::{AnalyzerInfo, KeyPhrase, ModelInfo};
 use pulse_domain::analysis::ports::Analyzer;
 use pulse_domain::campaigns::models::LanguageTag;
 use pulse_domain::error::Result;
-use vader_parity::SentimentIntensityAnalyzer;
+use pulse_domain::results::models::SENTIMENT_THRESHOLD;
+use sentiment::{Language, Lexicons};
 
-/// The reference VADER version and the crate pinned in Cargo.toml (a test keeps them in step).
-const SENTIMENT_VERSION: &str = "vader-3.3.2+vader-parity-0.1.0";
+/// The sentiment model's version: its name, a digest of everything its scores depend on (the
+/// weights and the word lists), and the VADER and language-identification crates pinned in
+/// Cargo.toml (a test keeps them in step). Retraining, editing a list or an upgrade changes it, so
+/// stored scores are computed again.
+static SENTIMENT_VERSION: LazyLock<String> = LazyLock::new(|| {
+    let mut inputs = sentiment::builtin_bytes().to_vec();
+    inputs.extend_from_slice(sentiment::Lexicons::sources().as_bytes());
+    format!("pulse-sentiment-1+{:016x}+vader-parity-0.1.0+whatlang-0.18.0", xxhash_rust::xxh3::xxh3_64(&inputs))
+});
 
-static VADER: LazyLock<SentimentIntensityAnalyzer> = LazyLock::new(SentimentIntensityAnalyzer::new);
+static LEXICONS: LazyLock<Lexicons> = LazyLock::new(Lexicons::load);
 
-/// VADER sentiment for English and RAKE key phrases for seven languages, computed in process.
+/// Identifies each answer's language, reads its sentiment with the trained model and its key
+/// phrases with RAKE, in eight languages, in process.
 #[derive(Clone, Debug)]
-pub struct LexiconAnalyzer {
+pub struct BuiltinAnalyzer {
     _loaded: (),
 }
 
-impl LexiconAnalyzer {
-    /// Loads the lexicons, once per process, so that no answer waits for it.
+impl BuiltinAnalyzer {
+    /// Loads the model and the word lists, once per process, so that no answer waits for them.
     pub fn new() -> Self {
-        LazyLock::force(&VADER);
+        LazyLock::force(&LEXICONS);
+        LazyLock::force(&SENTIMENT_VERSION);
+        language::load();
+        sentiment::load_vader();
+        sentiment::builtin();
         themes::load();
         Self { _loaded: () }
     }
 }
 
-impl Default for LexiconAnalyzer {
+impl Default for BuiltinAnalyzer {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Analyzer for LexiconAnalyzer {
+impl Analyzer for BuiltinAnalyzer {
     fn info(&self) -> AnalyzerInfo {
         AnalyzerInfo {
             sentiment: ModelInfo {
-                name: "vader".to_owned(),
-                version: SENTIMENT_VERSION.to_owned(),
-                languages: vec!["en".to_owned()],
-                description: "VADER scores English text from -1 to 1 with a lexicon of words rated by people and \
-                              rules for negation, intensifiers, \"but\", punctuation and capitals."
+                name: "pulse-sentiment".to_owned(),
+                version: SENTIMENT_VERSION.clone(),
+                languages: Language::ALL
+                    .iter()
+                    .map(|language| language.code().to_owned())
+                    .collect::<BTreeSet<_>>()
+                    .into_iter()
+                    .collect(),
+                description: "A linear model trained on labelled tweets in seven languages scores each answer from \
+                              -1 to 1 in the language it is written in, from its words, word pairs and letter runs, \
+                              with VADER and rated word lists as further evidence."
                     .to_owned(),
             },
             themes: ModelInfo {
@@ -83,8 +104,18 @@ impl Analyzer for LexiconAnalyzer {
         }
     }
 
+    fn language_of(&self, text: &str, asked_in: &LanguageTag) -> LanguageTag {
+        language::language_of(text, asked_in)
+    }
+
     fn sentiment(&self, text: &str, language: &LanguageTag) -> impl Future<Output = Result<Option<f64>>> + Send {
-        let score = (language.primary() == "en").then(|| VADER.polarity_scores(text).compound.clamp(-1.0, 1.0));
+        let score = Language::from_code(language.primary()).map(|language| {
+            if text.trim().is_empty() {
+                return 0.0;
+            }
+            let features = sentiment::features(text, language, &LEXICONS);
+            sentiment::compound(sentiment::builtin().probabilities(&features), SENTIMENT_THRESHOLD)
+        });
         ready(Ok(score))
     }
 
@@ -111,7 +142,10 @@ mod tests {
 
     #[test]
     fn model_versions_name_the_pinned_crates() {
-        assert!(SENTIMENT_VERSION.ends_with(&format!("+vader-parity-{}", pinned("vader-parity"))));
+        let identified_by = format!("+whatlang-{}", pinned("whatlang"));
+        assert!(SENTIMENT_VERSION.contains(&format!("+vader-parity-{}", pinned("vader-parity"))));
+        assert!(SENTIMENT_VERSION.ends_with(&identified_by));
+        assert!(themes::VERSION.ends_with(&identified_by));
         for name in ["stop-words", "rust-stemmers"] {
             assert!(themes::VERSION.contains(&format!("+{name}-{}", pinned(name))), "{name}");
         }

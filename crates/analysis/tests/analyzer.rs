@@ -1,5 +1,5 @@
 use futures_executor::block_on;
-use pulse_analysis::LexiconAnalyzer;
+use pulse_analysis::BuiltinAnalyzer;
 use pulse_domain::analysis::models::{KeyPhrase, MAX_PHRASES_PER_ANSWER};
 use pulse_domain::analysis::ports::Analyzer;
 use pulse_domain::campaigns::models::LanguageTag;
@@ -9,11 +9,11 @@ fn tag(text: &str) -> LanguageTag {
 }
 
 fn sentiment(text: &str, language: &str) -> Option<f64> {
-    block_on(LexiconAnalyzer::new().sentiment(text, &tag(language))).expect("no error")
+    block_on(BuiltinAnalyzer::new().sentiment(text, &tag(language))).expect("no error")
 }
 
 fn phrases(text: &str, language: &str) -> Option<Vec<KeyPhrase>> {
-    block_on(LexiconAnalyzer::new().key_phrases(text, &tag(language))).expect("no error")
+    block_on(BuiltinAnalyzer::new().key_phrases(text, &tag(language))).expect("no error")
 }
 
 fn english_phrases(text: &str) -> Vec<KeyPhrase> {
@@ -46,23 +46,73 @@ fn negation_turns_good_negative() {
 }
 
 #[test]
-fn empty_english_text_is_neutral() {
-    assert_eq!(sentiment("", "en"), Some(0.0));
-    assert_eq!(sentiment("  \n\t", "en-US"), Some(0.0));
+fn empty_text_is_neutral_in_every_language() {
+    for language in ["en", "en-US", "fr", "hi"] {
+        assert_eq!(sentiment("", language), Some(0.0), "{language}");
+        assert_eq!(sentiment("  \n\t", language), Some(0.0), "{language}");
+    }
+}
+
+/// Clear answers in each survey language, as a respondent would write them.
+const CLEAR: [(&str, &str, &str); 9] = [
+    (
+        "fr",
+        "Livraison rapide et livreur très aimable, je suis ravi.",
+        "Commande en retard, repas froid, service client injoignable. Très déçu.",
+    ),
+    (
+        "de",
+        "Super schnelle Lieferung, das Essen war lecker und warm.",
+        "Die Lieferung kam viel zu spät und das Essen war kalt. Sehr enttäuschend.",
+    ),
+    ("es", "Excelente servicio, el repartidor fue muy amable.", "Pésimo servicio, el pedido llegó tarde y frío."),
+    ("pt", "Adorei, entrega rápida e atendimento excelente.", "Péssimo atendimento, a comida chegou fria e atrasada."),
+    (
+        "it",
+        "Servizio ottimo, consegna veloce e cibo buonissimo.",
+        "Pessimo servizio, consegna in ritardo e cibo freddo.",
+    ),
+    (
+        "nl",
+        "Heel tevreden, snelle levering en vriendelijke bezorger.",
+        "Slechte service, het eten was koud en te laat.",
+    ),
+    ("hi", "खाना बहुत अच्छा और स्वादिष्ट था, डिलीवरी भी जल्दी हुई।", "खाना ठंडा और बेकार था, डिलीवरी बहुत देर से आई।"),
+    ("hi", "khana bahut accha tha, delivery boy bhi badhiya tha", "bahut bekar service, khana thanda aur ghatiya tha"),
+    ("en", "Loved it, the staff were wonderful.", "Awful experience, never again."),
+];
+
+#[test]
+fn every_survey_language_is_scored_by_its_words() {
+    for (language, positive, negative) in CLEAR {
+        let positive = sentiment(positive, language).expect("a covered language");
+        let negative = sentiment(negative, language).expect("a covered language");
+        assert!(positive >= 0.05, "{language}: {positive}");
+        assert!(negative <= -0.05, "{language}: {negative}");
+    }
 }
 
 #[test]
 fn sentiment_is_never_guessed_for_other_languages() {
-    assert_eq!(sentiment("Das Essen war sehr gut", "de"), None);
-    assert_eq!(sentiment("Great service!", "fr"), None);
-    assert_eq!(sentiment("खाना बहुत अच्छा था", "hi"), None);
+    assert_eq!(sentiment("Maten var mycket god", "sv"), None);
+    assert_eq!(sentiment("食べ物はおいしかった", "ja"), None);
 }
 
 #[test]
-fn german_gets_key_phrases_and_hindi_nothing() {
+fn an_answer_is_read_in_the_language_it_is_written_in() {
+    let analyzer = BuiltinAnalyzer::new();
+    let german = "Die Lieferung kam viel zu spät und das Essen war leider kalt.";
+    assert_eq!(analyzer.language_of(german, &tag("en")), tag("de"));
+    assert_eq!(analyzer.language_of("खाना ठंडा था", &tag("fr")), tag("hi"));
+    assert_eq!(analyzer.language_of("ok", &tag("pt-BR")), tag("pt-BR"));
+}
+
+#[test]
+fn german_and_hindi_get_key_phrases() {
     let german = phrases("Das Essen war sehr gut", "de").expect("German is covered");
     assert_eq!(labels(&german), ["essen", "gut"]);
-    assert_eq!(phrases("खाना बहुत अच्छा था", "hi"), None);
+    let hindi = phrases("खाना बहुत अच्छा था", "hi").expect("Hindi is covered");
+    assert_eq!(labels(&hindi), ["अच्छा", "खाना"]);
     assert_eq!(phrases("食べ物はおいしかった", "ja"), None);
 }
 
@@ -120,10 +170,10 @@ fn contact_data_never_reaches_a_label() {
 fn at_most_five_phrases_in_a_stable_order() {
     let text = "Slow checkout page. Broken coupon code. Missing napkins. Wrong sauce. Cold fries. Rude courier. \
                 Late delivery. Tiny portions.";
-    let analyzer = LexiconAnalyzer::new();
+    let analyzer = BuiltinAnalyzer::new();
     let first = block_on(analyzer.key_phrases(text, &tag("en"))).expect("no error").expect("phrases");
     assert_eq!(first.len(), MAX_PHRASES_PER_ANSWER);
-    let again = block_on(LexiconAnalyzer::new().key_phrases(text, &tag("en"))).expect("no error");
+    let again = block_on(BuiltinAnalyzer::new().key_phrases(text, &tag("en"))).expect("no error");
     assert_eq!(again, Some(first.clone()));
     // Equal scores are ordered by label.
     assert_eq!(
@@ -140,11 +190,11 @@ fn empty_text_has_no_phrases() {
 
 #[test]
 fn info_names_the_languages_covered() {
-    let info = LexiconAnalyzer::new().info();
-    assert_eq!(info.sentiment.name, "vader");
-    assert_eq!(info.sentiment.languages, ["en"]);
+    let info = BuiltinAnalyzer::new().info();
+    assert_eq!(info.sentiment.name, "pulse-sentiment");
+    assert_eq!(info.sentiment.languages, ["de", "en", "es", "fr", "hi", "it", "nl", "pt"]);
     assert_eq!(info.themes.name, "rake-snowball");
-    assert_eq!(info.themes.languages, ["de", "en", "es", "fr", "it", "nl", "pt"]);
+    assert_eq!(info.themes.languages, ["de", "en", "es", "fr", "hi", "it", "nl", "pt"]);
     // Every language listed is served, and one not listed is not.
     for language in &info.themes.languages {
         let found = phrases("delivery", language).expect("a covered language");

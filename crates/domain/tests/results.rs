@@ -118,6 +118,31 @@ fn languages_the_model_does_not_cover_get_no_score() {
 }
 
 #[test]
+fn an_answer_is_scored_in_the_language_it_is_written_in() {
+    let l = lab();
+    let p = partner(&l.w, true);
+    let campaign = campaign_with(&l.w, &p, QualityInput::default());
+    let input = LaunchInput {
+        campaign_id: campaign.id,
+        external_user_ref: None,
+        language: Some("hi".into()),
+        device: None,
+        attributes: None,
+    };
+    let link = block_on(l.w.campaigns.mint_link(&p.principal, None, input)).expect("minted");
+    let session = started(start(&l.w, &campaign.code, token_visit(&lt_of(&link.url))));
+    let token = session.token.expose_secret().to_owned();
+    let answers = vec![answer("q1", json!(5)), answer("q2", json!("lang:en great delivery"))];
+    block_on(l.w.respondents.answer(&campaign.code, session.id, Some(&token), answers)).expect("answered");
+    block_on(l.w.respondents.complete(&campaign.code, session.id, Some(&token))).expect("completed");
+    block_on(l.analysis.run_due()).expect("ran");
+    let results = results_of(&l, &p, campaign.id, &[]);
+    assert_eq!((results.metrics.scored_answers, results.metrics.unscored_answers), (1, 0));
+    assert_eq!(results.methodology.languages_scored, [("en".to_owned(), 1)]);
+    assert_eq!(results.methodology.answers_in_other_language, 1);
+}
+
+#[test]
 fn closed_links_count_the_invited_respondent_as_responded() {
     let l = lab();
     let p = partner(&l.w, true);

@@ -135,6 +135,10 @@ struct StepRow {
     score: Option<f64>,
     #[diesel(sql_type = Nullable<Bytea>)]
     phrases_sealed: Option<Vec<u8>>,
+    #[diesel(sql_type = Nullable<Text>)]
+    language: Option<String>,
+    #[diesel(sql_type = Bool)]
+    other_language: bool,
 }
 
 impl StepRow {
@@ -147,6 +151,11 @@ impl StepRow {
             covered: self.covered,
             score: self.score,
             phrases_sealed: self.phrases_sealed,
+            language: self
+                .language
+                .map(|language| LanguageTag::parse("language", &language).map_err(|_| corrupt("language")))
+                .transpose()?,
+            other_language: self.other_language,
         })
     }
 }
@@ -270,7 +279,8 @@ impl AnalysisRepository for PgStore {
         .await
         .map_err(from_diesel)?;
         let earlier: Vec<StepRow> = sql_query(
-            "SELECT session_id, question_id, step, version, input_digest, covered, score, phrases_sealed
+            "SELECT session_id, question_id, step, version, input_digest, covered, score, phrases_sealed,
+                    language, other_language
              FROM answer_analyses WHERE session_id = $1",
         )
         .bind::<SqlUuid, _>(session.0)
@@ -384,8 +394,9 @@ impl AnalysisRepository for PgStore {
                 for result in &record.results {
                     sql_query(
                         "INSERT INTO answer_analyses
-                            (session_id, question_id, step, version, input_digest, covered, score, phrases_sealed)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                            (session_id, question_id, step, version, input_digest, covered, score, phrases_sealed,
+                             language, other_language)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                     )
                     .bind::<SqlUuid, _>(record.session.0)
                     .bind::<Text, _>(&result.question_id)
@@ -395,6 +406,8 @@ impl AnalysisRepository for PgStore {
                     .bind::<Bool, _>(result.covered)
                     .bind::<Nullable<Double>, _>(result.score)
                     .bind::<Nullable<Bytea>, _>(result.phrases_sealed.as_deref())
+                    .bind::<Nullable<Text>, _>(result.language.as_ref().map(LanguageTag::as_str))
+                    .bind::<Bool, _>(result.other_language)
                     .cached()
                     .execute(conn)
                     .await?;
@@ -502,7 +515,7 @@ impl ResultsRepository for PgStore {
         .map_err(from_diesel)?;
         let steps: Vec<StepRow> = sql_query(
             "SELECT r.session_id, r.question_id, r.step, r.version, r.input_digest, r.covered, r.score,
-                    r.phrases_sealed
+                    r.phrases_sealed, r.language, r.other_language
              FROM answer_analyses r JOIN session_analyses a ON a.session_id = r.session_id
              WHERE a.campaign_id = $1",
         )

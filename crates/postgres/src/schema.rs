@@ -23,6 +23,8 @@ diesel::table! {
         covered -> Bool,
         score -> Nullable<Float8>,
         phrases_sealed -> Nullable<Bytea>,
+        language -> Nullable<Text>,
+        other_language -> Bool,
     }
 }
 

@@ -13,7 +13,7 @@ use pulse_domain::analysis::models::KeyPhrase;
 use pulse_domain::analysis::ports::Analyzer as _;
 use pulse_domain::ids::{CampaignId, SessionId};
 use pulse_domain::results::models::{
-    AnswerTally, PhraseMention, ResultsFilter, SealedQuote, SessionTally, merge_counts, phrase_key_input,
+    AnswerTally, PhraseMention, ResultsFilter, SealedQuote, SessionTally, Subtag, merge_counts, phrase_key_input,
     phrase_label_input, phrase_seal_context, quote_seal_context,
 };
 use pulse_domain::results::service::Results;
@@ -60,6 +60,8 @@ fn tally_of(crypto: &TestCrypto, campaign: CampaignId, session: SessionId, i: us
                 text_analyzed: false,
                 sentiment_covered: false,
                 score: None,
+                language: None,
+                other_language: false,
                 quote: None,
                 phrases: Vec::new(),
             },
@@ -69,6 +71,8 @@ fn tally_of(crypto: &TestCrypto, campaign: CampaignId, session: SessionId, i: us
                 text_analyzed: true,
                 sentiment_covered: true,
                 score: Some(score),
+                language: Subtag::parse(if i.is_multiple_of(10) { "de" } else { "en" }),
+                other_language: i.is_multiple_of(10),
                 quote: Some(SealedQuote {
                     len: u32::try_from(text.len()).expect("short"),
                     sealed: crypto.seal(&quote_seal_context(session, "q2"), text.as_bytes()),

@@ -10,7 +10,7 @@ use actix_web::dev::Server;
 use actix_web::{HttpServer, web};
 use anyhow::Context as _;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use pulse_analysis::LexiconAnalyzer;
+use pulse_analysis::BuiltinAnalyzer;
 use pulse_api::metrics::MetricsExport;
 use pulse_api::middleware::Deadlines;
 use pulse_api::{AppState, NetworkPolicy, Platform};
@@ -127,11 +127,11 @@ fn export_files_from(settings: &Settings, store: &PgStore) -> anyhow::Result<Exp
 pub type ServerDispatcher = Dispatcher<PgStore, Arc<RingCrypto>, AppClock, HttpTransport>;
 
 /// The analysis worker's service.
-pub type ServerAnalysis = Analysis<PgStore, Arc<LexiconAnalyzer>, Arc<RingCrypto>, AppClock>;
+pub type ServerAnalysis = Analysis<PgStore, Arc<BuiltinAnalyzer>, Arc<RingCrypto>, AppClock>;
 
 /// The analysis service over the built-in analyzer.
 pub fn analysis_from(store: PgStore, crypto: Arc<RingCrypto>, clock: AppClock) -> ServerAnalysis {
-    Analysis::new(store, Arc::new(LexiconAnalyzer::new()), crypto, clock)
+    Analysis::new(store, Arc::new(BuiltinAnalyzer::new()), crypto, clock)
 }
 
 /// The webhook transport and dispatcher of these settings.
@@ -238,7 +238,7 @@ impl Application {
             &base_url,
             settings.outreach.reminders.clone(),
         );
-        let results = || Results::new(store.clone(), crypto.clone(), clock.clone(), LexiconAnalyzer::new().info());
+        let results = || Results::new(store.clone(), crypto.clone(), clock.clone(), BuiltinAnalyzer::new().info());
         let state = web::Data::new(AppState::<ServerPlatform> {
             tenancy: Tenancy::new(store.clone(), crypto.clone(), clock.clone(), settings.quotas.workspace_limit()),
             idempotency: Idempotency::new(store.clone(), crypto.clone(), clock.clone()),

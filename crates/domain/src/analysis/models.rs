@@ -149,6 +149,13 @@ pub struct StepResult {
     pub input_digest: Vec<u8>,
     /// Whether the model covers the answer's language; when not, there is no score and no phrase.
     pub covered: bool,
+    /// The language the answer was read in (see [`Analyzer::language_of`]); `None` for results
+    /// stored before answers were identified by their text.
+    ///
+    /// [`Analyzer::language_of`]: crate::analysis::ports::Analyzer::language_of
+    pub language: Option<LanguageTag>,
+    /// Whether that is another language than the session's.
+    pub other_language: bool,
     /// Sentiment: the compound score.
     pub score: Option<f64>,
     /// Themes: the key phrases, sealed (they are the respondent's words).

@@ -76,6 +76,14 @@ pub trait Analyzer: Send + Sync + 'static {
     /// The models, their versions and the languages they cover.
     fn info(&self) -> AnalyzerInfo;
 
+    /// The language `text` is read in: the one it is written in when the analyzer can tell, and
+    /// `asked_in` (the session's) when the text is short or unclear, or the analyzer cannot tell
+    /// languages apart. Pure: the same text and language give the same answer.
+    fn language_of(&self, text: &str, asked_in: &LanguageTag) -> LanguageTag {
+        let _ = text;
+        asked_in.clone()
+    }
+
     /// The sentiment of `text` as a compound score from -1 (most negative) to 1 (most positive),
     /// or `None` when `language` is not one the sentiment model covers: a score is never guessed.
     ///
@@ -98,6 +106,10 @@ pub trait Analyzer: Send + Sync + 'static {
 impl<A: Analyzer> Analyzer for std::sync::Arc<A> {
     fn info(&self) -> AnalyzerInfo {
         (**self).info()
+    }
+
+    fn language_of(&self, text: &str, asked_in: &LanguageTag) -> LanguageTag {
+        (**self).language_of(text, asked_in)
     }
 
     fn sentiment(&self, text: &str, language: &LanguageTag) -> impl Future<Output = Result<Option<f64>>> + Send {

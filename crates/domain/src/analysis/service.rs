@@ -87,6 +87,8 @@ where
             }
             let input_digest =
                 self.crypto.keyed_digest(DigestPurpose::AnalysisInput, &input_of(&input.language, &text));
+            let language = self.analyzer.language_of(&text, &input.language);
+            let other_language = language.primary() != input.language.primary();
             for step in Step::ALL {
                 let version = match step {
                     Step::Sentiment => &info.sentiment.version,
@@ -112,15 +114,16 @@ where
                     covered: false,
                     score: None,
                     phrases_sealed: None,
+                    language: Some(language.clone()),
+                    other_language,
                 };
                 match step {
                     Step::Sentiment => {
-                        result.score =
-                            self.analyzer.sentiment(&text, &input.language).await?.map(|s| s.clamp(-1.0, 1.0));
+                        result.score = self.analyzer.sentiment(&text, &language).await?.map(|s| s.clamp(-1.0, 1.0));
                         result.covered = result.score.is_some();
                     }
                     Step::Themes => {
-                        if let Some(phrases) = self.analyzer.key_phrases(&text, &input.language).await? {
+                        if let Some(phrases) = self.analyzer.key_phrases(&text, &language).await? {
                             let context = phrases_seal_context(input.facts.session, &answer.question_id);
                             result.phrases_sealed = Some(self.crypto.seal(&context, &encode_phrases(&phrases)));
                             result.covered = true;

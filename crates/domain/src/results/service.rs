@@ -6,8 +6,9 @@ use crate::exports::models::Transcript;
 use crate::ids::{CampaignId, SessionId, WorkspaceId};
 use crate::results::models::{
     AnalyzedAnswer, AnalyzedSession, AnswerTally, CampaignResults, OpenedSession, OpenedTally, PhraseMention,
-    QuoteCandidate, ResultsFilter, SealedQuote, SessionTally, TalliedInput, compute, compute_tallied, decode_phrase,
-    encode_phrase, phrase_key_input, phrase_label_input, phrase_seal_context, quote_seal_context, wanted_phrases,
+    QuoteCandidate, ResultsFilter, SealedQuote, SessionTally, Subtag, TalliedInput, compute, compute_tallied,
+    decode_phrase, encode_phrase, phrase_key_input, phrase_label_input, phrase_seal_context, quote_seal_context,
+    wanted_phrases,
 };
 use crate::results::ports::ResultsRepository;
 use crate::sessions::models::answer_seal_context;
@@ -200,6 +201,8 @@ pub fn tally_session<C: Crypto>(
             text_analyzed: answer.text_analyzed,
             sentiment_covered: answer.sentiment_covered,
             score: answer.score,
+            language: answer.language.as_ref().map(Subtag::of),
+            other_language: answer.other_language,
             quote,
             phrases,
         });

@@ -30,7 +30,7 @@ const PEOPLE: [Person; 16] = [
     ("iOS", "2.0.0", "pro", 1, "en", 2, "late delivery, bad packaging", "late order", 70),
     ("android", "2.1.0", "free", 1, "en", 1, "bad driver and late", "orders late again", 90),
     ("android", "2.1.0", "pro", 3, "en", 3, "delivery", "order", 50),
-    ("android", "2.0.0", "pro", 5, "hi", 5, "bahut accha delivery", "order", 65),
+    ("android", "2.0.0", "pro", 5, "hi", 5, "bahut accha delivery", "lang:en order", 65),
     ("ios", "2.1.0", "free", 3, "en", 4, "good", "good", 40),
     ("ios", "2.1.0", "pro", 3, "en", 4, "good", "good", 40),
     ("web", "1.0", "pro", 3, "en", 5, "great great packaging, call me at +49 170 1234567", "great", 120),
@@ -170,6 +170,10 @@ impl Analyzer for ScoreMarks {
         self.0.info()
     }
 
+    fn language_of(&self, text: &str, asked_in: &LanguageTag) -> LanguageTag {
+        self.0.language_of(text, asked_in)
+    }
+
     async fn sentiment(&self, text: &str, language: &LanguageTag) -> Result<Option<f64>> {
         let marked = text.split_whitespace().find_map(|w| w.strip_prefix('~')?.parse::<f64>().ok());
         match marked {
@@ -262,6 +266,10 @@ pub async fn tallied_results_equal_results_computed_from_every_answer<S: Store>(
     assert_eq!((first.metrics.pending_analysis, first.acceptance.analyzed, first.accepted_count), (0, 16, 15));
     assert!(!first.floor_applied && !first.themes.is_empty() && first.quotes.len() == 6, "{first:#?}");
     assert_tallies_agree(&w, &p, id).await;
+    // The Hindi session's second answer is written in English: scored in English, and counted as
+    // read in another language than its session's; its first answer stays unscored Hindi.
+    let languages: Vec<&str> = first.methodology.languages_scored.iter().map(|(l, _)| l.as_str()).collect();
+    assert_eq!((languages, first.methodology.answers_in_other_language), (vec!["en"], 1));
 
     // A re-analysis replaces each session's tally: nothing is counted twice.
     let analysis =

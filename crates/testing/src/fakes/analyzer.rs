@@ -1,6 +1,7 @@
 //! An analyzer whose answers are easy to predict: English only, `good`/`great` count +1 and
 //! `bad`/`late` -1, and every word of four letters or more is a key phrase (a trailing `s` dropped
-//! from its key).
+//! from its key). A word `lang:xx` says the text is written in `xx`; without one, a text is read
+//! in its session's language.
 
 use pulse_domain::Result;
 use pulse_domain::analysis::models::{AnalyzerInfo, KeyPhrase, MAX_PHRASES_PER_ANSWER, ModelInfo};
@@ -26,6 +27,12 @@ fn model(name: &str, version: &str) -> ModelInfo {
 impl Analyzer for FakeAnalyzer {
     fn info(&self) -> AnalyzerInfo {
         AnalyzerInfo { sentiment: model("fake-sentiment", self.version), themes: model("fake-themes", "1") }
+    }
+
+    fn language_of(&self, text: &str, asked_in: &LanguageTag) -> LanguageTag {
+        text.split_whitespace()
+            .find_map(|word| LanguageTag::parse("language", word.strip_prefix("lang:")?).ok())
+            .unwrap_or_else(|| asked_in.clone())
     }
 
     async fn sentiment(&self, text: &str, language: &LanguageTag) -> Result<Option<f64>> {

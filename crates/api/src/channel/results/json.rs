@@ -108,6 +108,20 @@ pub struct MethodologyBody {
     /// `INCLUDED`, `NOT_PERMITTED` (the key lacks channel:transcripts) or `HIDDEN_BY_FLOOR`.
     #[schema(example = "NOT_PERMITTED")]
     pub quotes: &'static str,
+    /// The languages the group's scored answers were read in (each answer's language is
+    /// identified from its text, the session's language standing when the text is short or
+    /// unclear), with how many answers each.
+    pub languages_scored: Vec<LanguageCountBody>,
+    /// Text answers read in another language than their session's.
+    pub answers_in_other_language: u64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LanguageCountBody {
+    /// A primary language subtag.
+    #[schema(example = "hi")]
+    pub language: String,
+    pub answers: u64,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -271,6 +285,13 @@ impl From<CampaignResults> for ResultsBody {
                 csat_method: CSAT_METHOD,
                 suppression: r.methodology.suppression.map(|s| s.as_str()),
                 quotes: r.methodology.quotes.as_str(),
+                languages_scored: r
+                    .methodology
+                    .languages_scored
+                    .iter()
+                    .map(|(language, answers)| LanguageCountBody { language: language.clone(), answers: *answers })
+                    .collect(),
+                answers_in_other_language: r.methodology.answers_in_other_language,
             },
             acceptance: AcceptanceBody {
                 rules: QualityRequest::from(&a.rules),

@@ -265,7 +265,7 @@ pub struct Study {
     pub rejected: u64,
     pub rejections: Vec<(Rejection, u64)>,
     pub analyzers: Vec<ModelInfo>,
-    /// Languages whose answers truly got a sentiment score.
+    /// Languages the answers were scored in, as each answer was read.
     pub languages_scored: Vec<String>,
     pub anonymity_floor: u32,
     pub floor_applied: bool,
@@ -327,7 +327,7 @@ impl ExportDocument {
         let acceptance = &results.acceptance;
         let analyzers = vec![results.methodology.sentiment.clone(), results.methodology.themes.clone()];
         let languages_scored =
-            if metrics.scored_answers > 0 { results.methodology.sentiment.languages.clone() } else { vec![] };
+            results.methodology.languages_scored.iter().map(|(language, _)| language.clone()).collect();
         let facts = Facts {
             started: metrics.started,
             completed: metrics.completed,

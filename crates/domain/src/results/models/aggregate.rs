@@ -6,8 +6,8 @@ use crate::ids::SessionId;
 use crate::results::models::{
     Acceptance, AnalyzedSession, CampaignResults, Csat, FINE_UNITS, Inferred, LabelCount, MAX_QUESTION_THEMES,
     MAX_QUOTES_PER_QUESTION, MAX_THEMES, MIN_THEME_SESSIONS, Methodology, Metrics, QuestionResult, Quote, QuotesState,
-    RatingSummary, ResultsFilter, ResultsInput, SCORE_UNITS, SentimentLabel, Suppression, ThemeCount, fine_units,
-    mean_of, score_units, session_label, session_score,
+    RatingSummary, ResultsFilter, ResultsInput, SCORE_UNITS, SentimentLabel, Subtag, Suppression, ThemeCount,
+    fine_units, mean_of, score_units, session_label, session_score,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::convert::Infallible;
@@ -67,6 +67,8 @@ pub(super) struct GroupTotals {
     pub median_duration_secs: Option<u32>,
     pub scored_answers: u64,
     pub unscored_answers: u64,
+    pub scored_in: BTreeMap<Subtag, u64>,
+    pub other_language_answers: u64,
     /// Scores of accepted sessions, in [`FINE_UNITS`], and the sessions by label.
     pub session_score_sum: i64,
     pub session_labels: BTreeMap<SentimentLabel, u64>,
@@ -175,6 +177,8 @@ pub(super) fn finish<E>(
     let methodology = Methodology {
         sentiment: request.analyzer.sentiment.clone(),
         themes: request.analyzer.themes.clone(),
+        languages_scored: totals.scored_in.iter().map(|(language, n)| (language.as_str().to_owned(), *n)).collect(),
+        answers_in_other_language: totals.other_language_answers,
         min_theme_sessions: MIN_THEME_SESSIONS,
         suppression,
         quotes: match (request.may_quote, floor_applied) {
@@ -350,6 +354,16 @@ pub fn compute(
         median_duration_secs: durations.get(durations.len() / 2).copied(),
         scored_answers: text_answers().filter(|a| a.sentiment_covered).count() as u64,
         unscored_answers: text_answers().filter(|a| !a.sentiment_covered).count() as u64,
+        scored_in: {
+            let mut languages = BTreeMap::new();
+            for answer in text_answers().filter(|a| a.sentiment_covered) {
+                if let Some(language) = &answer.language {
+                    *languages.entry(Subtag::of(language)).or_default() += 1;
+                }
+            }
+            languages
+        },
+        other_language_answers: text_answers().filter(|a| a.other_language).count() as u64,
         session_score_sum: 0,
         session_labels: BTreeMap::new(),
         questions: HashMap::new(),

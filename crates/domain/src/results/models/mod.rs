@@ -11,7 +11,7 @@ pub use aggregate::*;
 pub use tally::*;
 
 use crate::analysis::models::{ModelInfo, Rejection, Step, StepResult};
-use crate::campaigns::models::{Campaign, CampaignCounts, Quality, QuestionKind, Survey};
+use crate::campaigns::models::{Campaign, CampaignCounts, LanguageTag, Quality, QuestionKind, Survey};
 use crate::error::{Error, Result};
 use crate::ids::SessionId;
 use serde_json::{Map, Value};
@@ -83,6 +83,9 @@ pub struct AnalyzedAnswer {
     pub text_analyzed: bool,
     pub sentiment_covered: bool,
     pub score: Option<f64>,
+    /// The language the sentiment model read the answer in, and whether it is not the session's.
+    pub language: Option<LanguageTag>,
+    pub other_language: bool,
     pub phrases_sealed: Option<Vec<u8>>,
     /// Present only when quotes were asked for.
     pub text_sealed: Option<Vec<u8>>,
@@ -99,6 +102,8 @@ impl AnalyzedAnswer {
             text_analyzed: sentiment.is_some(),
             sentiment_covered: sentiment.is_some_and(|r| r.covered),
             score: sentiment.and_then(|r| r.score),
+            language: sentiment.and_then(|r| r.language.clone()),
+            other_language: sentiment.is_some_and(|r| r.other_language),
             phrases_sealed: of(Step::Themes).and_then(|r| r.phrases_sealed.clone()),
             text_sealed,
             question_id,
@@ -335,6 +340,10 @@ impl QuotesState {
 pub struct Methodology {
     pub sentiment: ModelInfo,
     pub themes: ModelInfo,
+    /// Scored answers of the group by the language they were read in (primary subtag), in order.
+    pub languages_scored: Vec<(String, u64)>,
+    /// Text answers read in another language than their session's.
+    pub answers_in_other_language: u64,
     pub min_theme_sessions: u64,
     pub suppression: Option<Suppression>,
     pub quotes: QuotesState,

@@ -9,7 +9,7 @@
 //! (for grouping) with the phrase sealed once per campaign, and quote texts are sealed per answer.
 
 use crate::analysis::models::{AnalyzerInfo, KeyPhrase, Rejection};
-use crate::campaigns::models::{Campaign, CampaignCounts, QuestionKind, Survey};
+use crate::campaigns::models::{Campaign, CampaignCounts, LanguageTag, QuestionKind, Survey};
 use crate::error::{Error, Result};
 use crate::ids::{CampaignId, SessionId};
 use crate::results::models::{
@@ -98,6 +98,39 @@ pub enum Metric {
     Rating,
     /// Scored answers of the question in accepted sessions with the label.
     AnswerSentiment(SentimentLabel),
+    /// Scored answers of accepted sessions read in the language.
+    ScoredIn(Subtag),
+    /// Text answers of accepted sessions read in another language than their session's.
+    OtherLanguage,
+}
+
+/// A language's primary subtag (`en`, `hi`: two or three lower-case letters), small enough to
+/// key a [`Metric`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Subtag([u8; 3]);
+
+impl Subtag {
+    pub fn of(tag: &LanguageTag) -> Self {
+        Self::parse(tag.primary()).unwrap_or(Self(*b"und"))
+    }
+
+    /// Two or three ASCII letters, lower-cased.
+    pub fn parse(text: &str) -> Option<Self> {
+        let bytes = text.as_bytes();
+        if !(2..=3).contains(&bytes.len()) || !bytes.iter().all(u8::is_ascii_alphabetic) {
+            return None;
+        }
+        let mut code = [0; 3];
+        for (slot, byte) in code.iter_mut().zip(bytes) {
+            *slot = byte.to_ascii_lowercase();
+        }
+        Some(Self(code))
+    }
+
+    pub fn as_str(&self) -> &str {
+        let len = if self.0[2] == 0 { 2 } else { 3 };
+        std::str::from_utf8(&self.0[..len]).unwrap_or("und")
+    }
 }
 
 impl Metric {
@@ -116,6 +149,8 @@ impl Metric {
             Metric::Answered => "answered".into(),
             Metric::Rating => "rating".into(),
             Metric::AnswerSentiment(l) => format!("answer_sentiment:{}", l.as_str()),
+            Metric::ScoredIn(language) => format!("scored_in:{}", language.as_str()),
+            Metric::OtherLanguage => "other_language".into(),
         }
     }
 
@@ -126,6 +161,7 @@ impl Metric {
             Some(("rejection", code)) => Metric::Rejection(Rejection::parse(code)?),
             Some(("session_sentiment", code)) => Metric::SessionSentiment(label(code)?),
             Some(("answer_sentiment", code)) => Metric::AnswerSentiment(label(code)?),
+            Some(("scored_in", code)) => Metric::ScoredIn(Subtag::parse(code)?),
             Some(_) => return None,
             None => match text {
                 "analyzed" => Metric::Analyzed,
@@ -135,6 +171,7 @@ impl Metric {
                 "scored_answers" => Metric::ScoredAnswers,
                 "unscored_answers" => Metric::UnscoredAnswers,
                 "session_score" => Metric::SessionScore,
+                "other_language" => Metric::OtherLanguage,
                 "answered" => Metric::Answered,
                 "rating" => Metric::Rating,
                 _ => return None,
@@ -186,6 +223,9 @@ pub struct AnswerTally {
     pub text_analyzed: bool,
     pub sentiment_covered: bool,
     pub score: Option<f64>,
+    /// The language the answer was read in, and whether it is not the session's.
+    pub language: Option<Subtag>,
+    pub other_language: bool,
     pub quote: Option<SealedQuote>,
     pub phrases: Vec<PhraseMention>,
 }
@@ -233,6 +273,14 @@ impl SessionTally {
         let unscored = analyzed.filter(|a| !a.sentiment_covered).count() as i64;
         counts.push(Count::new(Metric::ScoredAnswers, "", 0, scored));
         counts.push(Count::new(Metric::UnscoredAnswers, "", 0, unscored));
+        for answer in self.answers.iter().filter(|a| a.text_analyzed) {
+            if let (true, Some(language)) = (answer.sentiment_covered, answer.language) {
+                counts.push(Count::new(Metric::ScoredIn(language), "", 0, 1));
+            }
+            if answer.other_language {
+                counts.push(Count::new(Metric::OtherLanguage, "", 0, 1));
+            }
+        }
         if let Some(score) = self.score() {
             counts.push(Count::new(Metric::SessionSentiment(session_label(score)), "", 0, 1));
             counts.push(Count::new(Metric::SessionScore, "", 0, score));
@@ -488,6 +536,17 @@ impl Sums<'_> {
         u64::try_from(self.total(metric, question)).unwrap_or(0)
     }
 
+    fn scored_in(&self) -> BTreeMap<Subtag, u64> {
+        let mut languages = BTreeMap::new();
+        for c in self.counts {
+            if let Metric::ScoredIn(language) = c.metric {
+                *languages.entry(language).or_default() += u64::try_from(c.n).unwrap_or(0);
+            }
+        }
+        languages.retain(|_, n| *n > 0);
+        languages
+    }
+
     fn by_value(&self, metric: Metric, question: &str) -> BTreeMap<i64, u64> {
         let mut values = BTreeMap::new();
         for c in self.counts.iter().filter(|c| c.metric == metric && c.question_id == question) {
@@ -570,6 +629,8 @@ pub fn compute_tallied(
         median_duration_secs,
         scored_answers: sums.count(Metric::ScoredAnswers, ""),
         unscored_answers: sums.count(Metric::UnscoredAnswers, ""),
+        scored_in: sums.scored_in(),
+        other_language_answers: sums.count(Metric::OtherLanguage, ""),
         session_score_sum: sums.total(Metric::SessionScore, ""),
         session_labels: sums.labels(Metric::SessionSentiment, ""),
         questions: input

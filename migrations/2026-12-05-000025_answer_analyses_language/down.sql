@@ -1,0 +1,1 @@
+ALTER TABLE answer_analyses DROP COLUMN language, DROP COLUMN other_language;
