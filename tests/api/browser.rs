@@ -817,3 +817,113 @@ async fn with_javascript_off_the_page_says_it_needs_javascript() {
     .await;
     browser.close(outcome).await;
 }
+
+/// Six people in French: three pleased with fast delivery and friendly couriers, three let down by
+/// late, cold meals and an unreachable support.
+const FRENCH: [(i64, &str, &str); 6] = [
+    (5, "Livraison rapide et livreur très aimable.", "Service parfait, merci beaucoup."),
+    (5, "Livraison rapide, repas délicieux.", "Rien à changer, je suis ravi."),
+    (4, "Livreur très aimable et commande complète.", "Service parfait, continuez ainsi."),
+    (1, "Commande en retard et repas froid.", "Le service client ne répond jamais, très déçu."),
+    (2, "Commande en retard, encore une fois.", "Service client injoignable, c'est nul."),
+    (1, "Repas froid et commande incomplète.", "Très déçu par le service client."),
+];
+
+/// The same story in Hindi, typed in Devanagari by some and in Latin letters by others.
+const HINDI: [(i64, &str, &str); 6] = [
+    (5, "स्वादिष्ट खाना और जल्दी डिलीवरी।", "सेवा शानदार है, धन्यवाद।"),
+    (5, "स्वादिष्ट खाना, जल्दी डिलीवरी, बहुत अच्छा लगा।", "शानदार सेवा।"),
+    (4, "khana bahut accha tha, delivery jaldi hui", "service badhiya hai, shukriya"),
+    (1, "खाना ठंडा था और डिलीवरी में बहुत देर हुई।", "ग्राहक सेवा बेकार है।"),
+    (2, "डिलीवरी में देर हुई, खाना ठंडा था।", "ग्राहक सेवा ने जवाब नहीं दिया, बहुत बुरा अनुभव।"),
+    (1, "khana thanda aur bekar tha, delivery late", "customer service bilkul bekar hai"),
+];
+
+#[tokio::test]
+async fn a_french_campaign_answered_through_the_page_is_read_and_reported_in_french() {
+    read_and_reported_in(
+        "a_french_campaign_answered_through_the_page_is_read_and_reported_in_french",
+        "fr",
+        &FRENCH,
+        "Synthèse",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_hindi_campaign_answered_through_the_page_is_read_and_reported_in_hindi() {
+    read_and_reported_in(
+        "a_hindi_campaign_answered_through_the_page_is_read_and_reported_in_hindi",
+        "hi",
+        &HINDI,
+        "सारांश",
+    )
+    .await;
+}
+
+/// People answer a campaign in `language` through the page; the results show sentiment both ways
+/// and themes leaning each way, every answer scored in that language, and the PDF report (its
+/// first page drawn beside the screenshots) has its headings in it.
+async fn read_and_reported_in(test: &str, language: &str, people: &[(i64, &str, &str)], heading: &str) {
+    let app = spawn_app().await;
+    let partner = app.export_partner().await;
+    let key = &partner.key.key;
+    let brief = json!({"brief": {"intentText": "How was your last delivery with us?",
+        "constraints": {"questionCount": 3, "languages": [language]}}});
+    let provisioned = app.provision(key, &brief).await;
+    assert_eq!(provisioned.status(), 201);
+    let provisioned: Value = provisioned.json().await.expect("json");
+    let id = id_of(&provisioned["campaign"]).to_owned();
+    assert_eq!(app.launch_campaign(key, &id).await.status(), 200);
+    let browser = Browser::open(test).await;
+    let outcome = AssertUnwindSafe(async {
+        for (person, answers) in people.iter().enumerate() {
+            let minted = app.mint_link(key, &json!({"campaignId": id, "language": language})).await;
+            assert_eq!(minted.status(), 201);
+            let minted: Value = minted.json().await.expect("json");
+            answer_as(&browser, on_test_server(&app, minted["url"].as_str().expect("url")).as_str(), person, *answers)
+                .await;
+        }
+    })
+    .catch_unwind()
+    .await;
+    browser.close(outcome).await;
+    let id = id.as_str();
+    let results = app.analyzed_results(key, id, people.len() as u64).await;
+    let count = |label: &str| {
+        results["sentiment"]
+            .as_array()
+            .expect("sentiment")
+            .iter()
+            .find(|c| c["label"] == label)
+            .map(|c| c["count"].clone())
+    };
+    assert!(count("POSITIVE").is_some_and(|n| n.as_u64() >= Some(2)), "{results:#}");
+    assert!(count("NEGATIVE").is_some_and(|n| n.as_u64() >= Some(2)), "{results:#}");
+    let leaning = |side: &str| results["inferred"][side].as_array().map_or(0, Vec::len);
+    assert!(leaning("positiveThemes") > 0 && leaning("negativeThemes") > 0, "{:#}", results["inferred"]);
+    assert_eq!(
+        results["methodology"]["languagesScored"],
+        json!([{"language": language, "answers": 2 * people.len()}]),
+        "{:#}",
+        results["methodology"]
+    );
+
+    let queued = app.queued_export(key, id, &json!({"format": "pdf"})).await;
+    let ready = app.ready_export(key, queued["id"].as_str().expect("id")).await;
+    let bytes = app.download(ready["download"]["url"].as_str().expect("url")).await.bytes().await.expect("the file");
+    let artifacts =
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/test-artifacts/browser")).join(test);
+    let pdf = artifacts.join("report.pdf");
+    std::fs::write(&pdf, &bytes).expect("written");
+    let text = Command::new("pdftotext").arg(&pdf).arg("-").output().expect("pdftotext runs (poppler-utils)");
+    let report = String::from_utf8(text.stdout).expect("utf-8");
+    assert!(report.contains(heading), "the report's headings are in {language}:\n{report}");
+    let drawn = Command::new("pdftoppm")
+        .args(["-png", "-r", "60", "-f", "1", "-l", "2"])
+        .arg(&pdf)
+        .arg(artifacts.join("report"))
+        .status()
+        .expect("pdftoppm runs (poppler-utils)");
+    assert!(drawn.success());
+}
