@@ -77,16 +77,29 @@ pub fn features(text: &str, language: Language, lexicons: &Lexicons) -> Features
     };
     emit(b'l', "");
     let texts: Vec<_> = tokens.iter().map(Token::text).collect();
+    // One buffer for the pairs and one for the bounded word: the same bytes as formatting each
+    // anew, without an allocation per feature.
+    let mut pair = String::new();
+    let mut bounded = String::new();
     for (index, token) in tokens.iter().enumerate() {
         emit(b'w', &texts[index]);
         if let Some(next) = texts.get(index + 1) {
-            emit(b'b', &format!("{} {next}", texts[index]));
+            pair.clear();
+            pair.push_str(&texts[index]);
+            pair.push(' ');
+            pair.push_str(next);
+            emit(b'b', &pair);
         }
         if let Token::Word(word) | Token::Hashtag(word) = token {
-            let bounded: Vec<char> = format!("<{word}>").chars().collect();
+            bounded.clear();
+            bounded.push('<');
+            bounded.push_str(word);
+            bounded.push('>');
+            let starts: Vec<usize> =
+                bounded.char_indices().map(|(at, _)| at).chain(std::iter::once(bounded.len())).collect();
             for length in CHAR_GRAMS {
-                for run in bounded.windows(length) {
-                    emit(b'c', &run.iter().collect::<String>());
+                for window in starts.windows(length + 1) {
+                    emit(b'c', &bounded[window[0]..window[length]]);
                 }
             }
             if let Some(skeleton) = skeleton(word) {

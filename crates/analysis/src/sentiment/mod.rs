@@ -206,14 +206,17 @@ pub fn label(probabilities: [f32; CLASSES]) -> usize {
 
 /// A compound score from -1 to 1 whose side of the results' ±`threshold` is the model's label:
 /// positive minus negative probability, pulled inside the band for a neutral label and pushed to
-/// its edge for a polar one that barely leads.
+/// its edge for a polar one that barely leads. Rounded to four decimals, as results sum scores
+/// in whole units of 10^-4; the rounding never moves a score across the threshold, which is
+/// itself a whole number of units.
 pub fn compound(probabilities: [f32; CLASSES], threshold: f64) -> f64 {
     let lean = f64::from(probabilities[2] - probabilities[0]);
-    match label(probabilities) {
+    let score = match label(probabilities) {
         0 => lean.min(-threshold),
         2 => lean.max(threshold),
         _ => lean * threshold * 0.99,
-    }
+    };
+    (score * 10_000.0).round() / 10_000.0
 }
 
 #[cfg(test)]
@@ -251,6 +254,7 @@ mod tests {
             };
             assert_eq!(read, label(probabilities), "{probabilities:?} scored {score}");
             assert!((-1.0..=1.0).contains(&score));
+            assert_eq!(score, (score * 10_000.0).round() / 10_000.0, "four decimals");
         }
     }
 }
