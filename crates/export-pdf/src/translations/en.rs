@@ -3,7 +3,7 @@
 use pulse_domain::analysis::models::Rejection::{LowCoverage, OverCapacity, TooFast, TooFewWords};
 use pulse_domain::results::models::SentimentLabel::{Negative, Neutral, Positive};
 
-use crate::labels::{Kinds, Words, counted};
+use crate::words::{Kinds, Words, counted};
 
 pub(super) const WORDS: Words = Words {
     report: "Feedback report",

@@ -6,7 +6,7 @@
 
 use pulse_domain::exports::models::{EXCLUSIONS, ReportLanguage};
 
-use crate::labels::Words;
+use crate::words::Words;
 
 mod de;
 mod en;

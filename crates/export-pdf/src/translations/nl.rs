@@ -4,7 +4,7 @@ use pulse_domain::analysis::models::Rejection::{LowCoverage, OverCapacity, TooFa
 use pulse_domain::results::models::SentimentLabel::{Negative, Neutral, Positive};
 
 use super::{CROSS, INDEX, SIGNATURES};
-use crate::labels::{Kinds, Words, counted};
+use crate::words::{Kinds, Words, counted};
 
 pub(super) const WORDS: Words = Words {
     report: "Feedbackrapport",
