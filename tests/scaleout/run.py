@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Pulse's scale-out suite (issue 17, item 4): a private PostgreSQL cluster, three `pulse serve`
+"""Pulse's scale-out suite: a private PostgreSQL cluster, three `pulse serve`
 replicas and haproxy on loopback, and one function per scenario that proves a multi-replica claim
 through the balancer. See README.md beside this file.
 

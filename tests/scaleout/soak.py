@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A soak of the scale-out stack (issue 17, item 6; not run in CI): the same private PostgreSQL,
+"""A soak of the scale-out stack (not run in CI): the same private PostgreSQL,
 three `pulse serve` replicas and haproxy as run.py, driven at half the rate the stack reaches
 closed loop (the benchmark's rule, docs/performance.md), open loop, for ten minutes by default.
 

@@ -1,4 +1,4 @@
-//! Property tests of the API layer's parsers of attacker input (issue 18): JSON bodies
+//! Property tests of the API layer's parsers of attacker input: JSON bodies
 //! (`parse_json`, through actix test requests, into the real request types) and the credential
 //! headers (`presented_api_key`). They must not panic, must refuse what does not fit with the
 //! documented code and without echoing what was sent, and must read back what fits.

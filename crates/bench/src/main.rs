@@ -1,4 +1,4 @@
-//! `pulse-bench`: the benchmark of the hot paths (issue 15, docs/performance.md).
+//! `pulse-bench`: the benchmark of the hot paths (docs/performance.md).
 //!
 //! One run: a fresh database, `pulse migrate`, `pulse serve` on a free loopback port, seeding
 //! through the operator CLI and the HTTP API, each workload driven by wrk at its maximum rate and

@@ -60,7 +60,7 @@ enum Bodies {
     NewDevice(String),
 }
 
-/// The four workloads of issue 15, in its order.
+/// The four workloads: heartbeat, mint, register and start, in the order they run.
 pub fn all(seeded: &Seeded) -> Vec<Workload> {
     let heartbeats = seeded
         .devices

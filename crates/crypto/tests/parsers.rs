@@ -1,4 +1,4 @@
-//! Property tests of the crypto adapters' parsers of attacker input (issue 18): launch JWTs
+//! Property tests of the crypto adapters' parsers of attacker input: launch JWTs
 //! (partner-signed and the service's own links), Studio JWTs and sealed envelopes (which carry
 //! device access tokens, install ids and every sealed column). Each is fed arbitrary and
 //! near-valid input: it must not panic, must refuse what was not produced with its key, and must

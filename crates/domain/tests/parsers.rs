@@ -1,4 +1,4 @@
-//! Property tests of the domain's parsers of attacker input (issue 18): API keys, cursors, download
+//! Property tests of the domain's parsers of attacker input: API keys, cursors, download
 //! tokens, device access tokens and install ids, webhook URLs. Each is fed arbitrary and near-valid
 //! text: it must not panic, must refuse what the service did not produce, and must read back what
 //! it did. The services run over the in-memory store and `TestCrypto`, whose sealing is NOT

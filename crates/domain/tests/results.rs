@@ -6,7 +6,7 @@ use futures_executor::block_on;
 use pulse_domain::campaigns::models::{LaunchInput, QualityInput};
 use pulse_domain::error::ErrorCode;
 use pulse_domain::ids::CampaignId;
-use pulse_domain::results::models::{QuotesState, ResultsFilter, SentimentLabel, Suppression};
+use pulse_domain::results::models::{CampaignResults, QuotesState, ResultsFilter, SentimentLabel, Suppression};
 use pulse_domain::tenancy::service::KeyRequest;
 use secrecy::ExposeSecret;
 use serde_json::json;
@@ -93,8 +93,8 @@ fn quotes_need_the_transcripts_scope_and_are_redacted() {
     assert!(results.quotes.iter().all(|q| q.question_id == "q2"));
 }
 
-#[test]
-fn languages_the_model_does_not_cover_get_no_score() {
+/// A Hindi session that rates 5 and writes `text`, analyzed: the campaign's results.
+fn hindi_session_writing(text: &str) -> CampaignResults {
     let l = lab();
     let p = partner(&l.w, true);
     let campaign = campaign_with(&l.w, &p, QualityInput::default());
@@ -109,34 +109,24 @@ fn languages_the_model_does_not_cover_get_no_score() {
     let session = started(start(&l.w, &campaign.code, token_visit(&lt_of(&link.url))));
     assert_eq!(session.language.as_str(), "hi");
     let token = session.token.expose_secret().to_owned();
-    let answers = vec![answer("q1", json!(5)), answer("q2", json!("bahut accha"))];
+    let answers = vec![answer("q1", json!(5)), answer("q2", json!(text))];
     block_on(l.w.respondents.answer(&campaign.code, session.id, Some(&token), answers)).expect("answered");
     block_on(l.w.respondents.complete(&campaign.code, session.id, Some(&token))).expect("completed");
     block_on(l.analysis.run_due()).expect("ran");
-    let results = results_of(&l, &p, campaign.id, &[]);
+    results_of(&l, &p, campaign.id, &[])
+}
+
+#[test]
+fn languages_the_model_does_not_cover_get_no_score() {
+    let results = hindi_session_writing("bahut accha");
     assert_eq!((results.metrics.scored_answers, results.metrics.unscored_answers), (0, 1));
+    assert_eq!(results.methodology.languages_scored, []);
+    assert_eq!(results.methodology.answers_in_other_language, 0);
 }
 
 #[test]
 fn an_answer_is_scored_in_the_language_it_is_written_in() {
-    let l = lab();
-    let p = partner(&l.w, true);
-    let campaign = campaign_with(&l.w, &p, QualityInput::default());
-    let input = LaunchInput {
-        campaign_id: campaign.id,
-        external_user_ref: None,
-        language: Some("hi".into()),
-        device: None,
-        attributes: None,
-    };
-    let link = block_on(l.w.campaigns.mint_link(&p.principal, None, input)).expect("minted");
-    let session = started(start(&l.w, &campaign.code, token_visit(&lt_of(&link.url))));
-    let token = session.token.expose_secret().to_owned();
-    let answers = vec![answer("q1", json!(5)), answer("q2", json!("lang:en great delivery"))];
-    block_on(l.w.respondents.answer(&campaign.code, session.id, Some(&token), answers)).expect("answered");
-    block_on(l.w.respondents.complete(&campaign.code, session.id, Some(&token))).expect("completed");
-    block_on(l.analysis.run_due()).expect("ran");
-    let results = results_of(&l, &p, campaign.id, &[]);
+    let results = hindi_session_writing("lang:en great delivery");
     assert_eq!((results.metrics.scored_answers, results.metrics.unscored_answers), (1, 0));
     assert_eq!(results.methodology.languages_scored, [("en".to_owned(), 1)]);
     assert_eq!(results.methodology.answers_in_other_language, 1);
