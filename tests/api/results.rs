@@ -318,6 +318,42 @@ async fn the_servers_worker_analyzes_each_session_and_announces_it_once() {
     assert!(!event.to_string().contains("friendly"), "no word said travels in an event");
 
     assert_eq!(app.count_where("webhook_events WHERE event_type = 'feedback.analyzed'").await, 1);
+    assert_eq!(app.count_rows("analyzer_in_charge").await, 1, "the worker put its analyzer in charge");
+}
+
+#[tokio::test]
+async fn answers_an_older_model_read_count_as_pending_until_read_again() {
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let campaign = answered_campaign(&app, &partner, &TEN[..6]).await;
+    let first = app.analyzed_results(&partner.key.key, id_of(&campaign), 6).await;
+    assert_eq!(first["metrics"]["pendingReanalysis"], 0, "{first}");
+
+    // As a database keeps them after an upgrade: scored by an older sentiment model.
+    app.execute_sql("UPDATE answer_analyses SET version = 'vader-3.3.2' WHERE step = 'sentiment'").await;
+    app.execute_sql(
+        "UPDATE analysis_jobs SET analyzed_with = regexp_replace(analyzed_with, '^sentiment=\\S+', 'sentiment=vader-3.3.2')",
+    )
+    .await;
+    let staged: Value = app.results(&partner.key.key, id_of(&campaign), &[]).await.json().await.expect("json");
+    assert_eq!(staged["metrics"]["pendingReanalysis"], 6, "{staged}");
+    assert_eq!(staged["sentiment"], first["sentiment"], "counted with their earlier results meanwhile");
+
+    let again = app.analyze().await;
+    assert_eq!(again.len(), 6);
+    for summary in &again {
+        assert!(summary.reanalysis, "{summary:?}");
+        assert_eq!(
+            summary.outcome,
+            AnalysisOutcome::Recorded { accepted: true, rejection: None, run: 2, reused: 2, announced: false },
+            "the sentiment of both text answers read again, their themes reused"
+        );
+    }
+    let after: Value = app.results(&partner.key.key, id_of(&campaign), &[]).await.json().await.expect("json");
+    assert_eq!(after["metrics"]["pendingReanalysis"], 0, "{after}");
+    assert_eq!(after["sentiment"], first["sentiment"]);
+    assert_eq!(app.count_where("answer_analyses WHERE version = 'vader-3.3.2'").await, 0);
+    assert_eq!(app.count_where("webhook_events WHERE event_type = 'feedback.analyzed'").await, 6, "announced once");
 }
 
 #[tokio::test]

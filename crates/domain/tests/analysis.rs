@@ -53,6 +53,39 @@ fn each_finished_session_is_analyzed_once_and_a_rerun_reuses_unchanged_results()
     assert_eq!(code_of(block_on(l.analysis.rerun(CampaignId::new_random()))), ErrorCode::NotFound);
 }
 
+/// After an upgrade, re-reading waits behind new sessions: a round full of them reads nothing
+/// again, and a round reads at most a batch again.
+#[test]
+fn sessions_are_read_again_after_new_ones_and_a_batch_at_a_time() {
+    let l = lab();
+    let p = partner(&l.w, true);
+    let campaign = campaign_with(&l.w, &p, QualityInput::default());
+    for _ in 0..40 {
+        respond(&l.w, &p, &campaign, 5, "great food", 60);
+    }
+    while !block_on(l.analysis.run_due()).expect("ran").is_empty() {}
+    block_on(l.analysis.announce()).expect("announced");
+    assert!(block_on(l.analysis.run_due()).expect("ran").is_empty(), "v1 read everything");
+
+    l.w.clock.advance(Duration::minutes(1));
+    let upgraded =
+        Analysis::new(l.w.store.clone(), FakeAnalyzer { version: "2" }, TestCrypto::default(), l.w.clock.clone());
+    block_on(upgraded.announce()).expect("announced");
+    assert_eq!(results_of(&l, &p, campaign.id, &[]).metrics.pending_reanalysis, 40);
+    let fresh: Vec<_> = (0..16).map(|_| respond(&l.w, &p, &campaign, 4, "good driver", 60)).collect();
+    let rounds: Vec<Vec<(bool, bool)>> = (0..4)
+        .map(|_| {
+            let round = block_on(upgraded.run_due()).expect("ran");
+            round.iter().map(|s| (fresh.contains(&s.session), s.reanalysis)).collect()
+        })
+        .collect();
+    assert_eq!(rounds[0], vec![(true, false); 16], "a full round of new sessions reads nothing again");
+    assert_eq!(rounds[1], vec![(false, true); 32]);
+    assert_eq!(rounds[2], vec![(false, true); 8]);
+    assert!(rounds[3].is_empty());
+    assert_eq!(results_of(&l, &p, campaign.id, &[]).metrics.pending_reanalysis, 0);
+}
+
 #[test]
 fn the_analyzed_event_carries_ids_and_counts_only() {
     let l = lab();

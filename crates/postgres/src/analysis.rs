@@ -5,7 +5,7 @@
 use diesel::sql_types::{
     Array, BigInt, Bool, Bytea, Double, Integer, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid,
 };
-use diesel::{OptionalExtension as _, QueryableByName, sql_query};
+use diesel::{OptionalExtension as _, QueryResult, QueryableByName, sql_query};
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use pulse_domain::analysis::models::{AnalysisJob, AnalysisRecord, Rejection, SessionInput, Step, StepResult};
 use pulse_domain::analysis::ports::AnalysisRepository;
@@ -186,6 +186,39 @@ struct Held {
     held: bool,
 }
 
+impl JobRow {
+    fn into_job(self) -> AnalysisJob {
+        AnalysisJob {
+            session: SessionId(self.session_id),
+            claim_token: self.claim_token,
+            attempts: to_u32(self.attempts),
+        }
+    }
+}
+
+/// `analysis_jobs.analyzed_with` of a session that had no text to read; `NULL` is left for jobs
+/// not analyzed yet and those recorded by a version of Pulse that did not say.
+const NO_TEXT_READ: &str = "";
+
+/// The campaign's analyses that [`AnalysisRepository::claim_reanalyses`] would take for the
+/// analyzer in charge (none when none was announced). The analyzer in charge is a scalar subquery,
+/// not a join, so the ranges search the index on `(campaign_id, analyzed_with)`: a campaign with
+/// nothing left to read again costs a few index probes.
+async fn pending_reanalysis(conn: &mut AsyncPgConnection, campaign: CampaignId) -> QueryResult<u64> {
+    let stale: RowCount = sql_query(
+        "SELECT count(*) AS n FROM analysis_jobs j
+         WHERE j.campaign_id = $1 AND j.due_at IS NULL AND EXISTS (SELECT 1 FROM analyzer_in_charge)
+           AND (j.analyzed_with IS NULL
+                OR (j.analyzed_with > '' AND j.analyzed_with < (SELECT analyzed_with FROM analyzer_in_charge))
+                OR j.analyzed_with > (SELECT analyzed_with FROM analyzer_in_charge))",
+    )
+    .bind::<SqlUuid, _>(campaign.0)
+    .cached()
+    .get_result(conn)
+    .await?;
+    Ok(count_of(stale.n))
+}
+
 fn rejection(text: Option<&str>) -> Result<Option<Rejection>> {
     text.map(|t| Rejection::parse(t).ok_or_else(|| corrupt("rejection"))).transpose()
 }
@@ -243,14 +276,7 @@ impl AnalysisRepository for PgStore {
             .map_err(from_diesel)?;
             rows.extend(behind);
         }
-        Ok(rows
-            .into_iter()
-            .map(|r| AnalysisJob {
-                session: SessionId(r.session_id),
-                claim_token: r.claim_token,
-                attempts: to_u32(r.attempts),
-            })
-            .collect())
+        Ok(rows.into_iter().map(JobRow::into_job).collect())
     }
 
     async fn analysis_input(&self, session: SessionId) -> Result<Option<SessionInput>> {
@@ -417,9 +443,11 @@ impl AnalysisRepository for PgStore {
                     emit_events(conn, std::slice::from_ref(event)).await?;
                 }
                 sql_query(
-                    "UPDATE analysis_jobs SET due_at = NULL, claim_token = NULL, tallied = true WHERE session_id = $1",
+                    "UPDATE analysis_jobs SET due_at = NULL, claim_token = NULL, tallied = true, analyzed_with = $2
+                     WHERE session_id = $1",
                 )
                 .bind::<SqlUuid, _>(record.session.0)
+                .bind::<Text, _>(record.analyzed_with.as_deref().unwrap_or(NO_TEXT_READ))
                 .cached()
                 .execute(conn)
                 .await?;
@@ -443,6 +471,55 @@ impl AnalysisRepository for PgStore {
         .await
         .map_err(from_diesel)?;
         Ok(())
+    }
+
+    async fn announce_analyzer(&self, analyzed_with: &str, started_at: OffsetDateTime) -> Result<()> {
+        let mut conn = self.conn().await?;
+        sql_query(
+            "INSERT INTO analyzer_in_charge (analyzed_with, started_at) VALUES ($1, $2)
+             ON CONFLICT (singleton) DO UPDATE
+                SET analyzed_with = excluded.analyzed_with, started_at = excluded.started_at
+                WHERE analyzer_in_charge.started_at <= excluded.started_at",
+        )
+        .bind::<Text, _>(analyzed_with)
+        .bind::<Timestamptz, _>(started_at)
+        .cached()
+        .execute(&mut conn)
+        .await
+        .map_err(from_diesel)?;
+        Ok(())
+    }
+
+    async fn claim_reanalyses(
+        &self,
+        analyzed_with: &str,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<AnalysisJob>> {
+        let mut conn = self.conn().await?;
+        // `<>` as two ranges, so the index on `analyzed_with` finds the few stale rows among many.
+        let rows: Vec<JobRow> = sql_query(
+            "WITH stale AS (
+                SELECT j.session_id FROM analysis_jobs j
+                WHERE j.due_at IS NULL
+                  AND EXISTS (SELECT 1 FROM analyzer_in_charge c WHERE c.analyzed_with = $1)
+                  AND (j.analyzed_with IS NULL OR (j.analyzed_with > '' AND j.analyzed_with < $1)
+                       OR j.analyzed_with > $1)
+                LIMIT $3
+                FOR UPDATE SKIP LOCKED
+            )
+            UPDATE analysis_jobs j SET due_at = $2, claim_token = gen_random_uuid()
+            FROM stale WHERE j.session_id = stale.session_id
+            RETURNING j.session_id, j.claim_token, j.attempts",
+        )
+        .bind::<Text, _>(analyzed_with)
+        .bind::<Timestamptz, _>(lease_until)
+        .bind::<BigInt, _>(i64::from(limit))
+        .cached()
+        .load(&mut conn)
+        .await
+        .map_err(from_diesel)?;
+        Ok(rows.into_iter().map(JobRow::into_job).collect())
     }
 
     async fn requeue_analyses(&self, campaign: CampaignId, now: OffsetDateTime) -> Result<Option<u64>> {
@@ -568,6 +645,7 @@ impl ResultsRepository for PgStore {
             survey: overview.survey,
             counts: overview.counts,
             pending: u64::try_from(pending.n).unwrap_or(0),
+            pending_reanalysis: pending_reanalysis(&mut conn, campaign).await.map_err(from_diesel)?,
             sessions,
         }))
     }
@@ -589,7 +667,7 @@ impl ResultsRepository for PgStore {
             .collect();
         let mut conn = self.read_conn().await?;
         // One snapshot: the sums, the themes, the quotes and the finished sessions agree.
-        let (tally, completed) = conn
+        let (tally, completed, stale) = conn
             .build_transaction()
             .read_only()
             .repeatable_read()
@@ -606,10 +684,12 @@ impl ResultsRepository for PgStore {
                 .cached()
                 .get_result(conn)
                 .await?;
-                Ok((tally, count_of(completed.n)))
+                let stale = pending_reanalysis(conn, campaign).await?;
+                Ok((tally, count_of(completed.n), stale))
             })
             .await?;
         Ok(Some(TalliedInput {
+            pending_reanalysis: stale,
             pending: completed.saturating_sub(tally.all_analyzed),
             campaign: overview.campaign,
             survey: overview.survey,

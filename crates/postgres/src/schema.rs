@@ -10,6 +10,15 @@ diesel::table! {
         attempts -> Int4,
         created_at -> Timestamptz,
         tallied -> Bool,
+        analyzed_with -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    analyzer_in_charge (singleton) {
+        singleton -> Bool,
+        analyzed_with -> Text,
+        started_at -> Timestamptz,
     }
 }
 
@@ -700,6 +709,7 @@ diesel::joinable!(workspaces -> businesses (business_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     analysis_jobs,
+    analyzer_in_charge,
     answer_analyses,
     answers,
     api_key_workspaces,

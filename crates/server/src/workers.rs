@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use actix_web::web;
@@ -152,16 +153,25 @@ fn log_attempt(joined: Result<(DeliveryId, pulse_domain::Result<AttemptSummary>)
     }
 }
 
-/// Analyzes finished sessions. Log lines carry ids, counts and codes, never a word a respondent
-/// wrote.
+/// Analyzes finished sessions, and reads again those an older analyzer read once this replica's
+/// analyzer is announced in charge (it retries the announcement each round until it lands). Only
+/// new sessions count towards a full round: a round that re-read some waits for the next poll.
+/// Log lines carry ids, counts and codes, never a word a respondent wrote.
 pub async fn analyze_sessions(analysis: Arc<ServerAnalysis>, stop: CancellationToken, poll_every: Duration) {
+    let announced = AtomicBool::new(false);
     in_rounds(stop, poll_every, ANALYSIS_BATCH as usize, || async {
+        if !announced.load(Ordering::Relaxed) {
+            match analysis.announce().await {
+                Ok(()) => announced.store(true, Ordering::Relaxed),
+                Err(error) => tracing::warn!(%error, "announcing the analyzer failed; it is tried again next round"),
+            }
+        }
         match analysis.run_due().await {
             Ok(summaries) => {
                 for s in &summaries {
                     log_analysis(s);
                 }
-                summaries.len()
+                summaries.iter().filter(|s| !s.reanalysis).count()
             }
             Err(error) => {
                 tracing::warn!(%error, "analysis round failed");
@@ -181,6 +191,7 @@ fn log_analysis(s: &AnalysisSummary) {
             analyzers_run = run,
             analyzers_reused = reused,
             announced,
+            reanalysis = s.reanalysis,
             "session analyzed"
         ),
         AnalysisOutcome::ClaimLost => tracing::warn!(session = %s.session, "analysis claim lost to another worker"),

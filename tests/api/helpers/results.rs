@@ -16,13 +16,15 @@ impl TestApp {
             .expect("request")
     }
 
-    /// Analyzes every finished session that is due, as a replica's worker does; returns what it did.
+    /// Analyzes every finished session that is due, and reads again those an older analyzer read,
+    /// as a replica's worker does; returns what it did.
     pub async fn analyze(&self) -> Vec<pulse_domain::analysis::models::AnalysisSummary> {
         let analysis = pulse::startup::analysis_from(
             store_from(&self.settings).expect("store"),
             crypto_from(&self.settings).expect("crypto"),
             AppClock::Settable(self.clock.clone()),
         );
+        analysis.announce().await.expect("the analyzer in charge");
         let mut done = Vec::new();
         loop {
             let round = analysis.run_due().await.expect("an analysis round");

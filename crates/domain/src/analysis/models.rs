@@ -29,6 +29,14 @@ pub struct AnalyzerInfo {
     pub themes: ModelInfo,
 }
 
+impl AnalyzerInfo {
+    /// Both models' versions in one text: an analysis that read text is recorded with it, and is
+    /// read again in the background once the analyzer in charge has another.
+    pub fn fingerprint(&self) -> String {
+        format!("sentiment={} themes={}", self.sentiment.version, self.themes.version)
+    }
+}
+
 /// A key phrase of one answer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct KeyPhrase {
@@ -52,6 +60,12 @@ pub const UNAVAILABLE_RETRY: time::Duration = time::Duration::seconds(5);
 
 /// Sessions claimed per round.
 pub const ANALYSIS_BATCH: u32 = 16;
+
+/// Sessions whose text was read by another analyzer, claimed in a round after its due sessions
+/// when those did not fill it. A round that re-read any waits for the next poll: the catch-up after
+/// an analyzer upgrade goes at most this many sessions per replica and poll, and never ahead of a
+/// new completion.
+pub const REANALYSIS_BATCH: u32 = 32;
 
 /// One analyzer run on one text answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -205,6 +219,9 @@ pub struct AnalysisRecord {
     pub analyzed_at: OffsetDateTime,
     /// `feedback.analyzed`, on the first analysis only.
     pub event: Option<NewEvent>,
+    /// The analyzer's [`AnalyzerInfo::fingerprint`], or `None` when the session had no text to
+    /// read (no analyzer upgrade changes its results).
+    pub analyzed_with: Option<String>,
 }
 
 /// What a worker did with one session, for its log line (ids and counts only).
@@ -212,6 +229,8 @@ pub struct AnalysisRecord {
 pub struct AnalysisSummary {
     pub session: SessionId,
     pub outcome: AnalysisOutcome,
+    /// Whether the session was analyzed before and is read again under a newer analyzer.
+    pub reanalysis: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

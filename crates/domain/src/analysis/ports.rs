@@ -59,6 +59,33 @@ pub trait AnalysisRepository: Send + Sync + 'static {
         retry_at: OffsetDateTime,
     ) -> impl Future<Output = Result<()>> + Send;
 
+    /// Puts the analyzer `analyzed_with` (an [`crate::analysis::models::AnalyzerInfo::fingerprint`])
+    /// in charge as of `started_at`, unless one announced with a later start is: the replica that
+    /// started last decides, so during a rolling upgrade the replicas left on the older analyzer
+    /// stop re-reading, and a rollback puts the older one back in charge.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn announce_analyzer(
+        &self,
+        analyzed_with: &str,
+        started_at: OffsetDateTime,
+    ) -> impl Future<Output = Result<()>> + Send;
+
+    /// When `analyzed_with` is the analyzer in charge: claims, as [`Self::claim_analyses`] does, up
+    /// to `limit` done jobs whose analysis read text under another analyzer, or was recorded by a
+    /// version of Pulse that did not say which. Nothing when another analyzer is in charge, or none
+    /// was announced.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn claim_reanalyses(
+        &self,
+        analyzed_with: &str,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<AnalysisJob>>> + Send;
+
     /// Makes every job of the campaign due at `now` again; the number queued, or `None` for an
     /// unknown campaign.
     ///

@@ -1,8 +1,9 @@
 //! The analysis worker's service.
 
 use crate::analysis::models::{
-    ANALYSIS_BATCH, ANALYSIS_LEASE, AnalysisJob, AnalysisOutcome, AnalysisRecord, AnalysisSummary, Step, StepResult,
-    UNAVAILABLE_RETRY, encode_phrases, input_of, judge, phrases_seal_context, redact_contacts, retry_delay,
+    ANALYSIS_BATCH, ANALYSIS_LEASE, AnalysisJob, AnalysisOutcome, AnalysisRecord, AnalysisSummary, REANALYSIS_BATCH,
+    Step, StepResult, UNAVAILABLE_RETRY, encode_phrases, input_of, judge, phrases_seal_context, redact_contacts,
+    retry_delay,
 };
 use crate::analysis::ports::{AnalysisRepository, Analyzer};
 use crate::campaigns::models::QuestionKind;
@@ -36,14 +37,41 @@ where
         Self { repo, analyzer, crypto, clock }
     }
 
-    /// Analyzes the sessions that are due, up to [`ANALYSIS_BATCH`].
+    /// Puts this analyzer in charge of what analyses are recorded with (see
+    /// [`AnalysisRepository::announce_analyzer`]); a replica does so when its worker starts.
     ///
     /// # Errors
-    /// Port errors of the claim; a failure of one session is recorded on its job instead.
+    /// Port errors.
+    pub async fn announce(&self) -> Result<()> {
+        self.repo.announce_analyzer(&self.analyzer.info().fingerprint(), self.clock.now()).await
+    }
+
+    /// Analyzes the sessions that are due, up to [`ANALYSIS_BATCH`]; then, when they did not fill
+    /// the round and this analyzer is in charge, reads again up to [`REANALYSIS_BATCH`] sessions
+    /// analyzed under another.
+    ///
+    /// # Errors
+    /// Port errors of the first claim; a failure of one session is recorded on its job instead,
+    /// and a failed claim of sessions to read again leaves them to a later round.
     pub async fn run_due(&self) -> Result<Vec<AnalysisSummary>> {
         let now = self.clock.now();
         let jobs = self.repo.claim_analyses(now, now + ANALYSIS_LEASE, ANALYSIS_BATCH).await?;
+        let full = jobs.len() >= ANALYSIS_BATCH as usize;
         let mut summaries = Vec::with_capacity(jobs.len());
+        self.analyze_all(jobs, false, &mut summaries).await;
+        if !full {
+            let now = self.clock.now();
+            let fingerprint = self.analyzer.info().fingerprint();
+            match self.repo.claim_reanalyses(&fingerprint, now + ANALYSIS_LEASE, REANALYSIS_BATCH).await {
+                Ok(stale) => self.analyze_all(stale, true, &mut summaries).await,
+                Err(error) if summaries.is_empty() => return Err(error),
+                Err(_) => {}
+            }
+        }
+        Ok(summaries)
+    }
+
+    async fn analyze_all(&self, jobs: Vec<AnalysisJob>, reanalysis: bool, summaries: &mut Vec<AnalysisSummary>) {
         for job in jobs {
             let outcome = match self.analyze(&job).await {
                 Ok(outcome) => outcome,
@@ -61,9 +89,8 @@ where
                     AnalysisOutcome::Failed { code: error.code(), retry_at, released }
                 }
             };
-            summaries.push(AnalysisSummary { session: job.session, outcome });
+            summaries.push(AnalysisSummary { session: job.session, outcome, reanalysis });
         }
-        Ok(summaries)
     }
 
     async fn analyze(&self, job: &AnalysisJob) -> Result<AnalysisOutcome> {
@@ -148,6 +175,7 @@ where
             )
         });
         let announced = event.is_some();
+        let analyzed_with = (!results.is_empty()).then(|| info.fingerprint());
         let record = AnalysisRecord {
             session: input.facts.session,
             campaign: campaign.id,
@@ -158,6 +186,7 @@ where
             reused,
             analyzed_at,
             event,
+            analyzed_with,
         };
         Ok(match self.repo.record_analysis(job.claim_token, &record, &tally).await? {
             Some(rejection) => {

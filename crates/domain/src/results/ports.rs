@@ -27,8 +27,9 @@ pub trait ResultsRepository: Send + Sync + 'static {
     /// group mention, `all_accepted` of the whole campaign, and, when `with_quotes`, the quote
     /// candidates of each text question picked as [`crate::results::models::QUOTE_CANDIDATES`] says
     /// (with whether any candidate of the question has a score). `pending` counts finished
-    /// sessions whose analysis is not tallied yet. `None` for an unknown campaign or another
-    /// workspace's.
+    /// sessions whose analysis is not tallied yet, `pending_reanalysis` the campaign's analyses
+    /// [`crate::analysis::ports::AnalysisRepository::claim_reanalyses`] would take for the
+    /// announced analyzer. `None` for an unknown campaign or another workspace's.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.

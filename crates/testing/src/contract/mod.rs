@@ -336,6 +336,7 @@ macro_rules! contract_suite {
             analysis {
                 a_finished_sessions_job_is_claimed_once_per_lease_and_released_by_its_holder,
                 the_backlog_counts_due_work_and_the_age_of_the_oldest,
+                analyses_an_older_analyzer_read_are_read_again_by_the_one_in_charge,
             }
             results {
                 tallied_results_equal_results_computed_from_every_answer,

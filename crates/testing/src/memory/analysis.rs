@@ -102,6 +102,7 @@ impl AnalysisRepository for MemoryStore {
         if let Some(job) = state.analysis_jobs.get_mut(&record.session) {
             job.due_at = None;
             job.claim = None;
+            job.analyzed_with.clone_from(&record.analyzed_with);
         }
         Ok(Some(rejection))
     }
@@ -114,6 +115,38 @@ impl AnalysisRepository for MemoryStore {
             job.attempts += 1;
         }
         Ok(())
+    }
+
+    async fn announce_analyzer(&self, analyzed_with: &str, started_at: OffsetDateTime) -> Result<()> {
+        let mut state = self.state();
+        if state.analyzer_in_charge.as_ref().is_none_or(|(_, since)| *since <= started_at) {
+            state.analyzer_in_charge = Some((analyzed_with.to_owned(), started_at));
+        }
+        Ok(())
+    }
+
+    async fn claim_reanalyses(
+        &self,
+        analyzed_with: &str,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<AnalysisJob>> {
+        let mut state = self.state();
+        if state.analyzer_in_charge.as_ref().is_none_or(|(with, _)| with != analyzed_with) {
+            return Ok(Vec::new());
+        }
+        let mut stale: Vec<SessionId> = state.stale_analyses().map(|(id, _)| *id).collect();
+        stale.sort();
+        let mut claimed = Vec::new();
+        for session in stale.into_iter().take(limit as usize) {
+            if let Some(job) = state.analysis_jobs.get_mut(&session) {
+                let token = Uuid::new_v4();
+                job.claim = Some(token);
+                job.due_at = Some(lease_until);
+                claimed.push(AnalysisJob { session, claim_token: token, attempts: job.attempts });
+            }
+        }
+        Ok(claimed)
     }
 
     async fn requeue_analyses(&self, campaign: CampaignId, now: OffsetDateTime) -> Result<Option<u64>> {

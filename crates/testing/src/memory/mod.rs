@@ -72,6 +72,8 @@ struct State {
     events: HashMap<EventId, NewEvent>,
     deliveries: Vec<DeliveryRow>,
     analysis_jobs: HashMap<SessionId, AnalysisJobRow>,
+    /// The analyzer in charge and the start it was announced with.
+    analyzer_in_charge: Option<(String, OffsetDateTime)>,
     analyses: HashMap<SessionId, AnalysisRow>,
     /// Each analyzed session's tally under its final verdict.
     tallies: HashMap<SessionId, (Option<Rejection>, SessionTally)>,
@@ -101,6 +103,8 @@ struct AnalysisJobRow {
     due_at: Option<OffsetDateTime>,
     claim: Option<Uuid>,
     attempts: u32,
+    /// The analyzer that read the session's text, once analyzed (`None` when it had none).
+    analyzed_with: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -255,6 +259,20 @@ impl State {
 
     fn session_mut(&mut self, id: SessionId) -> Result<&mut SessionRow> {
         self.sessions.get_mut(&id).ok_or_else(|| Error::not_found("session"))
+    }
+
+    fn pending_reanalysis(&self, campaign: CampaignId) -> u64 {
+        self.stale_analyses().filter(|(_, job)| job.campaign == campaign).count() as u64
+    }
+
+    /// Done jobs whose text was read by another analyzer than the one in charge.
+    fn stale_analyses(&self) -> impl Iterator<Item = (&SessionId, &AnalysisJobRow)> {
+        let in_charge = self.analyzer_in_charge.as_ref().map(|(with, _)| with.as_str());
+        self.analysis_jobs.iter().filter(move |(id, job)| {
+            job.due_at.is_none()
+                && self.analyses.contains_key(*id)
+                && job.analyzed_with.as_deref().is_some_and(|with| in_charge.is_some_and(|c| c != with))
+        })
     }
 }
 

@@ -70,6 +70,7 @@ impl ResultsRepository for MemoryStore {
             survey: overview.survey,
             counts: overview.counts,
             pending,
+            pending_reanalysis: state.pending_reanalysis(campaign),
             sessions,
         }))
     }
@@ -124,6 +125,7 @@ impl ResultsRepository for MemoryStore {
         tally.themes = merge_themes(shares.iter().map(Vec::as_slice));
         Ok(Some(TalliedInput {
             pending: overview.counts.completed.saturating_sub(tallied),
+            pending_reanalysis: state.pending_reanalysis(campaign),
             campaign: overview.campaign,
             survey: overview.survey,
             counts: overview.counts,

@@ -134,6 +134,7 @@ impl SessionStore for MemoryStore {
             due_at: Some(completion.at),
             claim: None,
             attempts: 0,
+            analyzed_with: None,
         };
         state.analysis_jobs.insert(completion.facts.session, job);
         Ok(progress)

@@ -170,6 +170,9 @@ pub struct MetricsBody {
     pub completed: u64,
     /// Finished sessions the analysis has not recorded yet.
     pub pending_analysis: u64,
+    /// Analyzed sessions whose text answers an older analyzer read: they are read again in the
+    /// background and count with their earlier results until then.
+    pub pending_reanalysis: u64,
     pub completion_rate: Option<f64>,
     /// Of the group's accepted sessions; null when the floor applies.
     pub median_duration_secs: Option<u32>,
@@ -317,6 +320,7 @@ impl From<CampaignResults> for ResultsBody {
                 started: m.started,
                 completed: m.completed,
                 pending_analysis: m.pending_analysis,
+                pending_reanalysis: m.pending_reanalysis,
                 completion_rate: m.completion_rate,
                 median_duration_secs: m.median_duration_secs,
                 average_coverage: m.average_coverage,

@@ -34,6 +34,7 @@ pub(super) struct Frame<'a> {
     pub survey: &'a Survey,
     pub counts: &'a CampaignCounts,
     pub pending: u64,
+    pub pending_reanalysis: u64,
 }
 
 /// What the reader asked for.
@@ -162,6 +163,7 @@ pub(super) fn finish<E>(
         started: counts.started,
         completed: counts.completed,
         pending_analysis: frame.pending,
+        pending_reanalysis: frame.pending_reanalysis,
         #[allow(clippy::cast_precision_loss)]
         completion_rate: (counts.started > 0).then(|| round(counts.completed as f64 / counts.started as f64, 3)),
         median_duration_secs: if floor_applied { None } else { totals.median_duration_secs },
@@ -421,8 +423,13 @@ pub fn compute(
             quotes: if may_quote { pick_quotes(input, &accepted, opened) } else { Vec::new() },
         })
     };
-    let frame =
-        Frame { campaign: &input.campaign, survey: &input.survey, counts: &input.counts, pending: input.pending };
+    let frame = Frame {
+        campaign: &input.campaign,
+        survey: &input.survey,
+        counts: &input.counts,
+        pending: input.pending,
+        pending_reanalysis: input.pending_reanalysis,
+    };
     let Ok(results) = finish(&frame, totals, Request { filter, may_quote, analyzer, now }, shown);
     results
 }

@@ -131,6 +131,8 @@ pub struct ResultsInput {
     pub counts: CampaignCounts,
     /// Finished sessions whose analysis is not recorded yet.
     pub pending: u64,
+    /// Analyzed sessions whose text is to be read again by the analyzer in charge.
+    pub pending_reanalysis: u64,
     pub sessions: Vec<AnalyzedSession>,
 }
 
@@ -368,6 +370,9 @@ pub struct Metrics {
     pub started: u64,
     pub completed: u64,
     pub pending_analysis: u64,
+    /// Analyzed sessions whose text answers were read by an older analyzer and are being read
+    /// again in the background; until then they count with their earlier results.
+    pub pending_reanalysis: u64,
     pub completion_rate: Option<f64>,
     pub median_duration_secs: Option<u32>,
     pub average_coverage: Option<f64>,

@@ -505,6 +505,8 @@ pub struct TalliedInput {
     pub counts: CampaignCounts,
     /// Finished sessions whose analysis is not recorded (or not tallied) yet.
     pub pending: u64,
+    /// Analyzed sessions whose text is to be read again by the analyzer in charge.
+    pub pending_reanalysis: u64,
     pub tally: GroupTally,
 }
 
@@ -666,7 +668,12 @@ pub fn compute_tallied(
         }
         Ok(Shown { themes: themes_of(&input.tally, opened, ALL_QUESTIONS)?, question_themes, quotes })
     };
-    let frame =
-        Frame { campaign: &input.campaign, survey: &input.survey, counts: &input.counts, pending: input.pending };
+    let frame = Frame {
+        campaign: &input.campaign,
+        survey: &input.survey,
+        counts: &input.counts,
+        pending: input.pending,
+        pending_reanalysis: input.pending_reanalysis,
+    };
     finish(&frame, totals, Request { filter, may_quote, analyzer, now }, shown)
 }
