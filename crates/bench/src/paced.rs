@@ -23,7 +23,7 @@ use tokio::time::Instant;
 use crate::Plan;
 use crate::workloads::{METHOD, Measured, Requests};
 
-/// Issue 15: p99 at half the maximum rate, every write path, under this.
+/// The target for p99 at half the maximum rate, on every write path (docs/performance.md).
 pub const P99_TARGET_MS: f64 = 10.0;
 
 /// A smoke run's rate: enough to go through every part, too little to load anything.
