@@ -2,6 +2,7 @@
 //! models import only shared types, ids, errors and other aggregates' models, only services
 //! import ports, and no room imports another that imports it back.
 
+use pulse_testing::layout::{crate_paths, first_circle, source_files};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -12,17 +13,6 @@ const SHARED_PORTS: [&str; 3] = ["shared::crypto::Crypto", "shared::clock::Clock
 /// A room of the crate: `campaigns::models`, `shared::paging`, `error`...
 type Room = String;
 
-fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("readable source folder") {
-        let path = entry.expect("a folder entry").path();
-        if path.is_dir() {
-            source_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// The room a source file belongs to, from its path below `src`.
 fn room_of(relative: &Path) -> Room {
     let parts: Vec<String> =
@@ -31,60 +21,6 @@ fn room_of(relative: &Path) -> Room {
         [single] => single.clone(),
         [first, second, ..] => format!("{first}::{second}"),
         [] => "lib".into(),
-    }
-}
-
-/// Every path the file names below `crate::`, in `use` statements (braces expanded) and inline,
-/// with test modules left out: tests may reach anything.
-fn crate_paths(text: &str) -> Vec<String> {
-    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-    let code: String = code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
-    let mut paths = Vec::new();
-    let mut rest = code.as_str();
-    while let Some(at) = rest.find("use crate::") {
-        let statement = &rest[at + "use crate::".len()..];
-        let end = statement.find(';').expect("a use statement ends");
-        let tree = statement[..end].split_whitespace().collect::<Vec<_>>().join(" ");
-        let tree = tree.replace(", ", ",").replace("{ ", "{").replace(" }", "}").replace(":: ", "::");
-        expand(&tree, "", &mut paths);
-        rest = &statement[end..];
-    }
-    for (at, _) in code.match_indices("crate::") {
-        let tail = &code[at + "crate::".len()..];
-        let path: String = tail.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':').collect();
-        if !code[..at].ends_with("use ") {
-            paths.push(path.trim_end_matches(':').to_owned());
-        }
-    }
-    paths
-}
-
-fn expand(tree: &str, prefix: &str, out: &mut Vec<String>) {
-    match tree.find('{') {
-        None => {
-            for leaf in tree.split(',').filter(|l| !l.is_empty()) {
-                let leaf = leaf.split(" as ").next().unwrap_or(leaf);
-                out.push(format!("{prefix}{leaf}"));
-            }
-        }
-        Some(open) => {
-            let head = &tree[..open];
-            let inner = &tree[open + 1..tree.rfind('}').expect("balanced braces")];
-            let mut depth = 0;
-            let mut start = 0;
-            for (i, c) in inner.char_indices() {
-                match c {
-                    '{' => depth += 1,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => {
-                        expand(&inner[start..i], &format!("{prefix}{head}"), out);
-                        start = i + 1;
-                    }
-                    _ => {}
-                }
-            }
-            expand(&inner[start..], &format!("{prefix}{head}"), out);
-        }
     }
 }
 
@@ -107,8 +43,7 @@ struct Crate {
 
 fn read_crate() -> Crate {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    source_files(&src, &mut files);
+    let files = source_files(&src);
     let mut imports: BTreeMap<Room, Vec<(PathBuf, String)>> = BTreeMap::new();
     let mut aggregates = BTreeSet::new();
     for file in files {
@@ -182,47 +117,36 @@ fn only_services_import_ports() {
 #[test]
 fn no_room_imports_one_that_imports_it_back() {
     let c = read_crate();
-    let edges: BTreeMap<&Room, BTreeSet<Room>> = c
+    let edges: BTreeMap<Room, BTreeSet<Room>> = c
         .imports
         .iter()
-        .map(|(room, imports)| (room, imports.iter().map(|(_, p)| target_room(p)).filter(|t| t != room).collect()))
+        .map(|(room, imports)| (room.clone(), imports.iter().map(|(_, p)| target_room(p)).collect()))
         .collect();
-    fn visit<'a>(
-        room: &'a Room,
-        edges: &'a BTreeMap<&Room, BTreeSet<Room>>,
-        path: &mut Vec<&'a Room>,
-        done: &mut BTreeSet<&'a Room>,
-    ) {
-        if done.contains(room) {
-            return;
-        }
-        if let Some(at) = path.iter().position(|r| *r == room) {
-            let circle: Vec<&str> = path[at..].iter().map(|r| r.as_str()).chain([room.as_str()]).collect();
-            panic!("import circle: {}", circle.join(" -> "));
-        }
-        path.push(room);
-        for next in edges.get(room).into_iter().flatten() {
-            if let Some((key, _)) = edges.get_key_value(next) {
-                visit(key, edges, path, done);
-            }
-        }
-        path.pop();
-        done.insert(room);
-    }
-    let mut done = BTreeSet::new();
-    for room in edges.keys() {
-        visit(room, &edges, &mut Vec::new(), &mut done);
+    if let Some(circle) = first_circle(&edges) {
+        panic!("import circle: {}", circle.join(" -> "));
     }
 }
 
 #[test]
-fn the_reader_sees_imports_in_every_form() {
-    let text = "use crate::a::models::{B, c::{D, E as F}};\nfn f() { crate::b::service::run(); }\n#[cfg(test)]\nuse crate::x::ports::Y;";
-    assert_eq!(crate_paths(text), ["a::models::B", "a::models::c::D", "a::models::c::E", "b::service::run"]);
+fn paths_land_in_their_rooms() {
     assert_eq!(target_room("a::models::c::D"), "a::models");
     assert_eq!(target_room("shared::clock::Clock"), "shared::clock");
     assert_eq!(target_room("error::Result"), "error");
     assert_eq!(room_of(Path::new("campaigns/models/survey.rs")), "campaigns::models");
     assert_eq!(room_of(Path::new("webhooks/service/mod.rs")), "webhooks::service");
     assert_eq!(room_of(Path::new("shared/paging.rs")), "shared::paging");
+}
+
+/// `docs/architecture.md` names every folder of the domain, so the document follows the code.
+#[test]
+fn the_architecture_document_names_every_folder() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let document = std::fs::read_to_string(root.join("../../docs/architecture.md")).expect("the document");
+    for entry in std::fs::read_dir(root.join("src")).expect("the source folder") {
+        let path = entry.expect("an entry").path();
+        if path.is_dir() {
+            let name = path.file_name().expect("a name").to_string_lossy().into_owned();
+            assert!(document.contains(&format!("`{name}/`")), "docs/architecture.md does not name {name}/");
+        }
+    }
 }

@@ -29,6 +29,13 @@ pub(crate) struct BatchLimits {
     pub in_flight: usize,
 }
 
+/// For small rows (heartbeats, links, sessions, new devices): a group of a few hundred is still one
+/// short statement (a start that spends a link or token adds one more). One group of a kind is in
+/// flight at a time: a second one's commit only waited for the first's WAL flush and then flushed
+/// again, while the requests it took would have joined the next, larger group
+/// (docs/performance.md, "one group in flight").
+pub(crate) const SMALL_ROWS: BatchLimits = BatchLimits { max_items: 256, in_flight: 1 };
+
 type Waiting<F> = (<F as Flush>::Item, oneshot::Sender<Result<<F as Flush>::Output>>);
 
 /// The queue in front of one [`Flush`]. Its writer task starts with the first request and ends

@@ -20,7 +20,7 @@ use crate::rows::IdRow;
 use crate::schema::{download_fetches, export_files, export_workers, exports};
 use crate::statement::Cached as _;
 use crate::store::PgStore;
-use crate::webhooks::emit_events;
+use crate::webhooks::outbox::emit_events;
 
 #[derive(Queryable, Selectable, Insertable, QueryableByName)]
 #[diesel(table_name = exports, check_for_backend(diesel::pg::Pg))]

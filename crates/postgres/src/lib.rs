@@ -1,29 +1,32 @@
-//! PostgreSQL adapters of the Pulse ports. All SQL of the service lives in this crate.
+//! PostgreSQL adapters of the Pulse ports. All SQL of the service lives in this crate, in one
+//! module per aggregate of the domain, each with its port implementations and group writers; the
+//! store, the pools, batching and the row helpers they share sit beneath them
+//! (docs/architecture.md).
 
 mod analysis;
 mod apps;
 mod batch;
-mod campaign_terms;
 mod campaigns;
 mod erasure;
 mod error;
 mod exports;
-mod heartbeats;
-mod links;
+mod health;
+mod idempotency;
 pub mod local;
 mod migrate;
 mod outreach;
 mod pool;
-mod registrations;
+mod quota;
+mod results;
 mod rows;
 mod schema;
-mod starts;
+mod sessions;
 mod statement;
 mod store;
+mod tenancy;
 #[cfg(feature = "test-db")]
 pub mod test_db;
 mod webhooks;
-mod webhooks_attempts;
 
 pub use migrate::{MIGRATIONS, pending_migrations, run_migrations};
 pub use pool::{PoolSettings, connect, connect_with_reads};

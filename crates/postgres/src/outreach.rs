@@ -23,7 +23,7 @@ use crate::error::from_diesel;
 use crate::schema::{outreach_messages, outreach_opt_outs};
 use crate::statement::Cached as _;
 use crate::store::PgStore;
-use crate::webhooks::emit_events;
+use crate::webhooks::outbox::emit_events;
 
 const PLAN_INVITATIONS: &str = "INSERT INTO outreach_messages
         (id, workspace_id, campaign_id, respondent_id, channel, kind, sequence, status, due_at, created_at, updated_at)

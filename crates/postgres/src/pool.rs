@@ -5,7 +5,8 @@ use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, SimpleAsyncConnection as _};
 
-use crate::store::PgStore;
+use crate::store::{PgStore, Writers};
+use crate::{apps, campaigns, sessions, webhooks};
 
 /// How the connection pool behaves; read from configuration by the binary and passed in.
 #[derive(Clone, Debug)]
@@ -27,7 +28,8 @@ impl Default for PoolSettings {
 /// # Errors
 /// When the pool cannot be configured.
 pub fn connect(database_url: &str, settings: &PoolSettings) -> anyhow::Result<PgStore> {
-    Ok(PgStore::new(pool(database_url, settings)?, None))
+    let primary = pool(database_url, settings)?;
+    Ok(PgStore::new(primary.clone(), None, writers(&primary)))
 }
 
 /// As [`connect`], with a second pool on a read-only copy of the database (a streaming replica)
@@ -36,7 +38,18 @@ pub fn connect(database_url: &str, settings: &PoolSettings) -> anyhow::Result<Pg
 /// # Errors
 /// When a pool cannot be configured.
 pub fn connect_with_reads(database_url: &str, read_url: &str, settings: &PoolSettings) -> anyhow::Result<PgStore> {
-    Ok(PgStore::new(pool(database_url, settings)?, Some(pool(read_url, settings)?)))
+    let primary = pool(database_url, settings)?;
+    Ok(PgStore::new(primary.clone(), Some(pool(read_url, settings)?), writers(&primary)))
+}
+
+/// Every group writer, each on the primary.
+fn writers(primary: &Pool<AsyncPgConnection>) -> Writers {
+    Writers::default()
+        .with(apps::heartbeats::writer(primary.clone()))
+        .with(apps::registrations::writer(primary.clone()))
+        .with(campaigns::links::writer(primary.clone()))
+        .with(sessions::starts::writer(primary.clone()))
+        .with(webhooks::attempts::writer(primary.clone()))
 }
 
 fn pool(url: &str, settings: &PoolSettings) -> anyhow::Result<Pool<AsyncPgConnection>> {

@@ -11,8 +11,8 @@ use pulse_domain::apps::models::{APP_SESSION_GAP, BeatOutcome, DeviceBeat};
 use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
 
-use crate::apps::{BeatRow, rate_params, seen_sql};
-use crate::batch::Flush;
+use crate::apps::statements::{BeatRow, rate_params, seen_sql};
+use crate::batch::{Flush, GroupCommit, SMALL_ROWS};
 use crate::error::{from_diesel, from_pool};
 use crate::statement::Cached as _;
 
@@ -21,10 +21,9 @@ pub(crate) struct DeviceBeats {
     pool: Pool<AsyncPgConnection>,
 }
 
-impl DeviceBeats {
-    pub(crate) fn new(pool: Pool<AsyncPgConnection>) -> Self {
-        Self { pool }
-    }
+/// The group writer, on `pool`.
+pub(crate) fn writer(pool: Pool<AsyncPgConnection>) -> GroupCommit<DeviceBeats> {
+    GroupCommit::new(DeviceBeats { pool }, SMALL_ROWS)
 }
 
 impl Flush for DeviceBeats {

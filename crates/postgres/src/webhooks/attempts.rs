@@ -15,20 +15,22 @@ use pulse_domain::Result;
 use pulse_domain::webhooks::models::{AttemptRecord, DISABLE_AFTER_DEAD, DeliveryStatus};
 use uuid::Uuid;
 
-use crate::batch::Flush;
+use crate::batch::{BatchLimits, Flush, GroupCommit};
 use crate::error::{from_diesel, from_pool};
+use crate::rows::to_i32;
 use crate::statement::Cached as _;
-use crate::webhooks::to_i32;
+
+/// A webhook worker keeps hundreds of attempts going; a group holds what they answered meanwhile.
+const ATTEMPT_BATCHES: BatchLimits = BatchLimits { max_items: 256, in_flight: 2 };
 
 /// Writes groups of attempts; each answers whether it was recorded (`false`: its claim was lost).
 pub(crate) struct AttemptRecords {
     pool: Pool<AsyncPgConnection>,
 }
 
-impl AttemptRecords {
-    pub(crate) fn new(pool: Pool<AsyncPgConnection>) -> Self {
-        Self { pool }
-    }
+/// The group writer, on `pool`.
+pub(crate) fn writer(pool: Pool<AsyncPgConnection>) -> GroupCommit<AttemptRecords> {
+    GroupCommit::new(AttemptRecords { pool }, ATTEMPT_BATCHES)
 }
 
 impl Flush for AttemptRecords {

@@ -5,7 +5,7 @@
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 use diesel::sql_query;
-use diesel::sql_types::{Array, Bool, Bytea, Integer, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{Array, Bytea, Integer, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use pulse_domain::Result;
@@ -15,10 +15,11 @@ use pulse_domain::sessions::models::{NewSession, SessionStatus, Spend};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::apps::count_feedback;
-use crate::batch::Flush;
+use crate::apps::statements::count_feedback;
+use crate::batch::{Flush, GroupCommit, SMALL_ROWS};
+use crate::campaigns::state::{CampaignState, campaign_states, stopped};
 use crate::error::{from_diesel, from_pool};
-use crate::schema::{campaigns, launch_keys, launch_links, sessions, spent_launch_tokens};
+use crate::schema::{launch_keys, launch_links, sessions, spent_launch_tokens};
 use crate::statement::Cached as _;
 
 #[derive(Insertable)]
@@ -85,10 +86,9 @@ pub(crate) struct SessionStarts {
     pool: Pool<AsyncPgConnection>,
 }
 
-impl SessionStarts {
-    pub(crate) fn new(pool: Pool<AsyncPgConnection>) -> Self {
-        Self { pool }
-    }
+/// The group writer, on `pool`.
+pub(crate) fn writer(pool: Pool<AsyncPgConnection>) -> GroupCommit<SessionStarts> {
+    GroupCommit::new(SessionStarts { pool }, SMALL_ROWS)
 }
 
 impl Flush for SessionStarts {
@@ -135,26 +135,6 @@ impl Flush for SessionStarts {
             .await
             .map_err(from_diesel)?;
         Ok(written)
-    }
-}
-
-/// A campaign's status and signing rule as a group writer reads them, in its own transaction.
-#[derive(Queryable, QueryableByName)]
-pub(crate) struct CampaignState {
-    #[diesel(sql_type = SqlUuid)]
-    pub(crate) id: Uuid,
-    #[diesel(sql_type = Text)]
-    pub(crate) status: String,
-    #[diesel(sql_type = Bool)]
-    pub(crate) require_signed: bool,
-}
-
-/// The status of `campaign` among `states` when it no longer collects (a campaign not found is
-/// closed); `None` while it does.
-pub(crate) fn stopped(states: &[CampaignState], campaign: Uuid) -> Option<CampaignStatus> {
-    match states.iter().find(|c| c.id == campaign).and_then(|c| CampaignStatus::parse(&c.status)) {
-        Some(CampaignStatus::Active) => None,
-        other => Some(other.unwrap_or(CampaignStatus::Closed)),
     }
 }
 
@@ -216,23 +196,6 @@ async fn start_plain(
         .iter()
         .map(|(session, spend)| refusal(&campaigns, session, spend).unwrap_or(StartWritten::Started))
         .collect())
-}
-
-/// The status and signing rule of a group's campaigns as they are now: the service decided on a
-/// copy of each campaign that may predate a pause, a close or `requireSigned`. A start or register
-/// written after a pause or close has committed finds the campaign so.
-pub(crate) async fn campaign_states(
-    conn: &mut AsyncPgConnection,
-    campaigns: impl Iterator<Item = Uuid>,
-) -> Result<Vec<CampaignState>, DieselError> {
-    let mut ids: Vec<Uuid> = campaigns.collect();
-    ids.sort_unstable();
-    ids.dedup();
-    campaigns::table
-        .filter(campaigns::id.eq_any(ids))
-        .select((campaigns::id, campaigns::status, campaigns::require_signed))
-        .load(conn)
-        .await
 }
 
 fn spend_order(spend: &Spend) -> (u8, Uuid, String) {

@@ -1,16 +1,20 @@
 //! Webhook endpoints, the event outbox and deliveries. Events are written by the transaction of
-//! their fact ([`emit_events`]); workers claim due deliveries with `FOR UPDATE SKIP LOCKED` under a
-//! lease, so replicas never claim the same one and a dead worker's claim runs out.
+//! their fact (`outbox`); workers claim due deliveries with `FOR UPDATE SKIP LOCKED` under a
+//! lease, so replicas never claim the same one and a dead worker's claim runs out; attempts are
+//! recorded in groups by `attempts`.
 
-use diesel::sql_types::{Array, BigInt, Bool, Bytea, Integer, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+pub(crate) mod attempts;
+mod deliveries;
+pub(crate) mod outbox;
+
+use diesel::sql_types::{Array, BigInt, Bool, Bytea, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel::{QueryableByName, sql_query};
-use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
-use pulse_domain::ids::{DeliveryId, EventId, WebhookId, WorkspaceId};
+use diesel_async::{AsyncConnection as _, RunQueryDsl};
+use pulse_domain::ids::{DeliveryId, WebhookId, WorkspaceId};
 use pulse_domain::shared::paging::PageRequest;
 use pulse_domain::webhooks::models::{
-    AttemptRecord, AttemptView, Claim, ClaimedDelivery, DeliveryStatus, DeliveryView, EventType, NewEvent,
-    NewSubscription, PreviousSecret, RedeliveryRange, RedeliveryView, SecretRotation, Subscription,
-    SubscriptionChanges, aggregate,
+    AttemptRecord, Claim, ClaimedDelivery, DeliveryStatus, DeliveryView, EventType, NewEvent, NewSubscription,
+    RedeliveryRange, SecretRotation, Subscription, SubscriptionChanges,
 };
 use pulse_domain::webhooks::ports::WebhookRepository;
 use pulse_domain::{Error, ErrorCode, Result};
@@ -22,57 +26,9 @@ use crate::error::from_diesel;
 use crate::rows::{IdRow, RowCount};
 use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
-
-fn corrupt(what: &str) -> Error {
-    Error::internal(format!("a webhook row has an unknown {what}"))
-}
-
-fn event_type(text: &str) -> Result<EventType> {
-    EventType::parse(text).ok_or_else(|| corrupt("event type"))
-}
-
-/// Every aggregate an event is written with (sessions, webhook tests, exports, outreach): a row
-/// this does not know fails the whole claim, and with it every delivery waiting behind it.
-fn aggregate(text: &str) -> Result<&'static str> {
-    aggregate::ALL.into_iter().find(|a| *a == text).ok_or_else(|| corrupt("aggregate"))
-}
-
-fn to_u32(n: i32) -> u32 {
-    u32::try_from(n).unwrap_or(0)
-}
-
-pub(crate) fn to_i32(n: u32) -> i32 {
-    i32::try_from(n).unwrap_or(i32::MAX)
-}
-
-/// Writes each event to the outbox with a delivery to every active endpoint of its workspace that
-/// subscribed to its type (or to every type), in the caller's transaction.
-pub(crate) async fn emit_events(conn: &mut AsyncPgConnection, events: &[NewEvent]) -> diesel::QueryResult<()> {
-    for event in events {
-        sql_query(
-            "WITH event AS (
-                INSERT INTO webhook_events (id, workspace_id, event_type, aggregate, aggregate_id, payload, occurred_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7)
-                RETURNING id, workspace_id, event_type, occurred_at
-            )
-            INSERT INTO webhook_deliveries (id, subscription_id, event_id, status, next_attempt_at)
-            SELECT gen_random_uuid(), s.id, e.id, 'PENDING', e.occurred_at
-            FROM event e JOIN webhook_subscriptions s ON s.workspace_id = e.workspace_id
-            WHERE s.is_active AND (cardinality(s.event_types) = 0 OR e.event_type = ANY (s.event_types))",
-        )
-        .bind::<SqlUuid, _>(event.id.0)
-        .bind::<SqlUuid, _>(event.workspace_id.0)
-        .bind::<Text, _>(event.event_type.as_str())
-        .bind::<Text, _>(event.aggregate)
-        .bind::<SqlUuid, _>(event.aggregate_id)
-        .bind::<Jsonb, _>(Value::Object(event.payload.clone()))
-        .bind::<Timestamptz, _>(event.occurred_at)
-        .cached()
-        .execute(conn)
-        .await?;
-    }
-    Ok(())
-}
+use crate::webhooks::attempts::AttemptRecords;
+use crate::webhooks::deliveries::*;
+use crate::webhooks::outbox::event_type;
 
 const SUBSCRIPTION_COLUMNS: &str =
     "id, workspace_id, url, description, event_types, is_active, disabled_at, disabled_reason, created_at";
@@ -117,260 +73,6 @@ impl SubscriptionRow {
 
 fn type_names(types: &[EventType]) -> Vec<&'static str> {
     types.iter().map(|t| t.as_str()).collect()
-}
-
-#[derive(QueryableByName)]
-struct DeliveryRow {
-    #[diesel(sql_type = SqlUuid)]
-    id: Uuid,
-    #[diesel(sql_type = BigInt)]
-    position: i64,
-    #[diesel(sql_type = SqlUuid)]
-    event_id: Uuid,
-    #[diesel(sql_type = Text)]
-    event_type: String,
-    #[diesel(sql_type = Text)]
-    status: String,
-    #[diesel(sql_type = Integer)]
-    attempts: i32,
-    #[diesel(sql_type = Nullable<Timestamptz>)]
-    next_attempt_at: Option<OffsetDateTime>,
-    #[diesel(sql_type = Nullable<Integer>)]
-    last_status_code: Option<i32>,
-    #[diesel(sql_type = Nullable<Text>)]
-    last_error: Option<String>,
-    #[diesel(sql_type = Timestamptz)]
-    occurred_at: OffsetDateTime,
-    #[diesel(sql_type = Nullable<Timestamptz>)]
-    delivered_at: Option<OffsetDateTime>,
-}
-
-#[derive(QueryableByName)]
-struct AttemptRow {
-    #[diesel(sql_type = SqlUuid)]
-    delivery_id: Uuid,
-    #[diesel(sql_type = Integer)]
-    attempt: i32,
-    #[diesel(sql_type = Timestamptz)]
-    attempted_at: OffsetDateTime,
-    #[diesel(sql_type = Nullable<Integer>)]
-    status_code: Option<i32>,
-    #[diesel(sql_type = Nullable<Text>)]
-    error: Option<String>,
-    #[diesel(sql_type = Integer)]
-    duration_ms: i32,
-}
-
-#[derive(QueryableByName)]
-struct RedeliveryRow {
-    #[diesel(sql_type = SqlUuid)]
-    delivery_id: Uuid,
-    #[diesel(sql_type = Integer)]
-    attempts_before: i32,
-    #[diesel(sql_type = Timestamptz)]
-    requested_at: OffsetDateTime,
-}
-
-fn status_code(code: Option<i32>) -> Option<u16> {
-    code.and_then(|c| u16::try_from(c).ok())
-}
-
-const DELIVERY_COLUMNS: &str = "d.id, d.position, d.event_id, e.event_type, d.status, d.attempts, d.next_attempt_at,
-    d.last_status_code, d.last_error, e.occurred_at, d.delivered_at";
-
-/// The deliveries' views, each with its attempts and redeliveries, in the order of `rows`.
-async fn with_trail(conn: &mut AsyncPgConnection, rows: Vec<DeliveryRow>) -> Result<Vec<DeliveryView>> {
-    let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
-    let attempts: Vec<AttemptRow> = sql_query(
-        "SELECT delivery_id, attempt, attempted_at, status_code, error, duration_ms
-        FROM webhook_attempts WHERE delivery_id = ANY ($1) ORDER BY delivery_id, attempt",
-    )
-    .bind::<Array<SqlUuid>, _>(&ids)
-    .cached()
-    .load(conn)
-    .await
-    .map_err(from_diesel)?;
-    let redeliveries: Vec<RedeliveryRow> = sql_query(
-        "SELECT delivery_id, attempts_before, requested_at
-        FROM webhook_redeliveries WHERE delivery_id = ANY ($1) ORDER BY delivery_id, attempts_before",
-    )
-    .bind::<Array<SqlUuid>, _>(&ids)
-    .cached()
-    .load(conn)
-    .await
-    .map_err(from_diesel)?;
-    rows.into_iter()
-        .map(|row| {
-            let history = attempts
-                .iter()
-                .filter(|a| a.delivery_id == row.id)
-                .map(|a| AttemptView {
-                    attempt: to_u32(a.attempt),
-                    attempted_at: a.attempted_at,
-                    status_code: status_code(a.status_code),
-                    error: a.error.clone(),
-                    duration_ms: to_u32(a.duration_ms),
-                })
-                .collect();
-            let redeliveries = redeliveries
-                .iter()
-                .filter(|r| r.delivery_id == row.id)
-                .map(|r| RedeliveryView { requested_at: r.requested_at, attempts_before: to_u32(r.attempts_before) })
-                .collect();
-            Ok(DeliveryView {
-                id: DeliveryId(row.id),
-                event_id: EventId(row.event_id),
-                event_type: event_type(&row.event_type)?,
-                status: DeliveryStatus::parse(&row.status).ok_or_else(|| corrupt("status"))?,
-                attempts: to_u32(row.attempts),
-                next_attempt_at: row.next_attempt_at,
-                last_status_code: status_code(row.last_status_code),
-                last_error: row.last_error,
-                occurred_at: row.occurred_at,
-                delivered_at: row.delivered_at,
-                history,
-                redeliveries,
-                position: row.position,
-            })
-        })
-        .collect()
-}
-
-#[derive(QueryableByName)]
-struct Requeued {
-    #[diesel(sql_type = BigInt)]
-    matched: i64,
-}
-
-/// Sends again, as of `at`, the endpoint's deliveries this names (one delivery, or those of events
-/// in a range), in one statement; answers how many matched, and changes nothing when more than
-/// `max` do. The matching rows are locked first, in the order of their position as the purge
-/// locks them, so the status each is judged by is the one it is written from. A DEAD or DELIVERED
-/// delivery becomes PENDING and due at `at`, its attempts so far start the fresh limit, and the
-/// request joins its trail. A PENDING or FAILED one is made due at `at` unless a worker holds it:
-/// its lease stands, so no second worker sends it meanwhile.
-async fn requeue(
-    conn: &mut AsyncPgConnection,
-    subscription: WebhookId,
-    delivery: Option<DeliveryId>,
-    range: Option<&RedeliveryRange>,
-    at: OffsetDateTime,
-    max: u32,
-) -> Result<i64> {
-    let statuses: Vec<&str> = match range {
-        Some(range) => range.statuses.iter().map(|s| s.as_str()).collect(),
-        None => DeliveryStatus::ALL.iter().map(|s| s.as_str()).collect(),
-    };
-    let requeued: Requeued = sql_query(
-        "WITH matching AS (
-            SELECT d.id, d.status FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-            WHERE d.subscription_id = $1 AND ($2::uuid IS NULL OR d.id = $2)
-                AND ($3::timestamptz IS NULL OR e.occurred_at >= $3) AND ($4::timestamptz IS NULL OR e.occurred_at < $4)
-                AND d.status = ANY ($5)
-            ORDER BY d.position
-            LIMIT $6 + 1
-            FOR UPDATE OF d
-        ), requeued AS (
-            UPDATE webhook_deliveries d SET
-                status = CASE WHEN m.status IN ('DEAD', 'DELIVERED') THEN 'PENDING' ELSE d.status END,
-                next_attempt_at = CASE
-                    WHEN m.status IN ('DEAD', 'DELIVERED') THEN $7
-                    WHEN d.claim_token IS NULL THEN LEAST(d.next_attempt_at, $7)
-                    ELSE d.next_attempt_at END,
-                attempts_before_redelivery =
-                    CASE WHEN m.status IN ('DEAD', 'DELIVERED') THEN d.attempts ELSE d.attempts_before_redelivery END,
-                delivered_at = CASE WHEN m.status IN ('DEAD', 'DELIVERED') THEN NULL ELSE d.delivered_at END
-            FROM matching m
-            WHERE d.id = m.id AND (SELECT count(*) FROM matching) <= $6
-            RETURNING d.id, d.attempts, m.status AS was
-        ), audited AS (
-            INSERT INTO webhook_redeliveries (delivery_id, attempts_before, requested_at)
-            SELECT id, attempts, $7 FROM requeued WHERE was IN ('DEAD', 'DELIVERED')
-        )
-        SELECT count(*) AS matched FROM matching",
-    )
-    .bind::<SqlUuid, _>(subscription.0)
-    .bind::<Nullable<SqlUuid>, _>(delivery.map(|d| d.0))
-    .bind::<Nullable<Timestamptz>, _>(range.map(|r| r.from))
-    .bind::<Nullable<Timestamptz>, _>(range.map(|r| r.to))
-    .bind::<Array<Text>, _>(statuses)
-    .bind::<BigInt, _>(i64::from(max))
-    .bind::<Timestamptz, _>(at)
-    .cached()
-    .get_result(conn)
-    .await
-    .map_err(from_diesel)?;
-    Ok(requeued.matched)
-}
-
-#[derive(QueryableByName)]
-struct ClaimedRow {
-    #[diesel(sql_type = SqlUuid)]
-    id: Uuid,
-    #[diesel(sql_type = Integer)]
-    attempts: i32,
-    #[diesel(sql_type = Integer)]
-    attempts_before_redelivery: i32,
-    #[diesel(sql_type = SqlUuid)]
-    subscription_id: Uuid,
-    #[diesel(sql_type = Text)]
-    url: String,
-    #[diesel(sql_type = Bytea)]
-    secret_sealed: Vec<u8>,
-    #[diesel(sql_type = Nullable<Bytea>)]
-    previous_secret_sealed: Option<Vec<u8>>,
-    #[diesel(sql_type = Nullable<Timestamptz>)]
-    previous_secret_expires_at: Option<OffsetDateTime>,
-    #[diesel(sql_type = SqlUuid)]
-    event_id: Uuid,
-    #[diesel(sql_type = SqlUuid)]
-    workspace_id: Uuid,
-    #[diesel(sql_type = Text)]
-    event_type: String,
-    #[diesel(sql_type = Text)]
-    aggregate: String,
-    #[diesel(sql_type = SqlUuid)]
-    aggregate_id: Uuid,
-    #[diesel(sql_type = Jsonb)]
-    payload: Value,
-    #[diesel(sql_type = Timestamptz)]
-    occurred_at: OffsetDateTime,
-}
-
-impl ClaimedRow {
-    fn into_domain(self, claim_token: Uuid) -> Result<ClaimedDelivery> {
-        let Value::Object(payload) = self.payload else { return Err(corrupt("payload")) };
-        Ok(ClaimedDelivery {
-            id: DeliveryId(self.id),
-            claim_token,
-            attempts: to_u32(self.attempts),
-            attempts_before_redelivery: to_u32(self.attempts_before_redelivery),
-            subscription_id: WebhookId(self.subscription_id),
-            url: self.url,
-            secret_sealed: self.secret_sealed,
-            previous_secret: self
-                .previous_secret_sealed
-                .zip(self.previous_secret_expires_at)
-                .map(|(sealed, expires_at)| PreviousSecret { sealed, expires_at }),
-            event: NewEvent {
-                id: EventId(self.event_id),
-                workspace_id: WorkspaceId(self.workspace_id),
-                event_type: event_type(&self.event_type)?,
-                aggregate: aggregate(&self.aggregate)?,
-                aggregate_id: self.aggregate_id,
-                payload,
-                occurred_at: self.occurred_at,
-            },
-        })
-    }
-}
-
-#[derive(QueryableByName)]
-struct PositionRow {
-    #[diesel(sql_type = SqlUuid)]
-    id: Uuid,
-    #[diesel(sql_type = BigInt)]
-    position: i64,
 }
 
 impl WebhookRepository for PgStore {
@@ -652,8 +354,8 @@ impl WebhookRepository for PgStore {
     }
 
     async fn record_attempt(&self, attempt: &AttemptRecord) -> Result<bool> {
-        // Written with the attempts other sends finished meanwhile (`webhooks_attempts`).
-        self.attempt_records.submit(attempt.clone()).await
+        // Written with the attempts other sends finished meanwhile (`attempts`).
+        self.writer::<AttemptRecords>()?.submit(attempt.clone()).await
     }
 
     /// A redelivery turns a finished delivery back into a pending one without touching its event,
@@ -707,7 +409,7 @@ impl WebhookRepository for PgStore {
 
 #[cfg(test)]
 mod tests {
-    use diesel_async::SimpleAsyncConnection as _;
+    use diesel_async::{AsyncConnection as _, AsyncPgConnection, SimpleAsyncConnection as _};
     use pulse_domain::shared::clock::Clock as _;
     use pulse_testing::contract::World;
     use pulse_testing::contract::webhooks::{endpoint_with, settle};

@@ -1,26 +1,22 @@
-//! Surveys, campaigns, audiences, launch keys and links, sessions and answers.
+//! Surveys, campaigns and their audiences; launch keys and links in `launch`.
 
-use diesel::dsl::{count_star, sql};
+pub(crate) mod launch;
+pub(crate) mod links;
+pub(crate) mod state;
+pub(crate) mod terms;
+
+use diesel::dsl::sql;
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sql_types::{BigInt, Bool, Bytea, Nullable, Uuid as SqlUuid};
 use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
-use pulse_domain::apps::models::{Attribution, Identity};
 use pulse_domain::campaigns::models::{
-    AudienceMode, Campaign, CampaignCounts, CampaignOverview, CampaignStatus, ClearRef, DigestedRef, LAUNCH_KEY_SLOTS,
-    LanguageTag, LaunchContext, LaunchKey, LaunchLink, ListedCampaign, NewRespondent, Question, QuestionKind, Register,
-    RowOutcome, Survey, UpsertedRespondent, not_collecting, signature_required, token_invalid,
+    AudienceMode, Campaign, CampaignCounts, CampaignOverview, CampaignStatus, ClearRef, DigestedRef, LanguageTag,
+    ListedCampaign, NewRespondent, Question, QuestionKind, Register, RowOutcome, Survey, UpsertedRespondent,
 };
-use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository};
-use pulse_domain::ids::{
-    AppInstallId, AppUserId, BusinessId, CampaignId, DeviceId, LaunchKeyId, LaunchLinkId, RespondentId, SessionId,
-    SurveyId, WorkspaceId,
-};
-use pulse_domain::sessions::models::{
-    Completion, NewSession, Progress, SessionRecord, SessionStatus, Spend, StoredAnswer, VisitFacts, already_completed,
-};
-use pulse_domain::sessions::ports::SessionStore;
+use pulse_domain::campaigns::ports::CampaignRepository;
+use pulse_domain::ids::{BusinessId, CampaignId, RespondentId, SurveyId, WorkspaceId};
 use pulse_domain::shared::paging::PageRequest;
 use pulse_domain::tenancy::models::WorkspaceStatus;
 use pulse_domain::{Error, ErrorCode, Result};
@@ -28,16 +24,13 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::analysis::queue_analysis;
-use crate::campaign_terms::{DeliveryJson, OrderJson, QualityJson, from_jsonb, to_jsonb};
+use crate::campaigns::links::LaunchLinkRow;
+use crate::campaigns::terms::{DeliveryJson, OrderJson, QualityJson, from_jsonb, to_jsonb};
 use crate::error::{from_diesel, violated_constraint};
-use crate::schema::{
-    answers, campaigns, launch_keys, launch_links, respondents, sessions, spent_launch_tokens, surveys, workspaces,
-};
-use crate::starts::StartWritten;
+use crate::rows::count_of as count;
+use crate::schema::{campaigns, launch_links, respondents, sessions, surveys, workspaces};
 use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
-use crate::webhooks::emit_events;
 
 /// A question as stored in `surveys.questions`.
 #[derive(Serialize, Deserialize)]
@@ -197,145 +190,6 @@ impl CampaignRow {
     }
 }
 
-#[derive(Queryable, Selectable)]
-#[diesel(table_name = launch_keys, check_for_backend(diesel::pg::Pg))]
-struct LaunchKeyRow {
-    id: Uuid,
-    campaign_id: Uuid,
-    slot: i16,
-    fingerprint: String,
-    secret_sealed: Vec<u8>,
-    created_at: OffsetDateTime,
-    last_used_at: Option<OffsetDateTime>,
-    revoked_at: Option<OffsetDateTime>,
-}
-
-impl LaunchKeyRow {
-    fn into_domain(self) -> Result<LaunchKey> {
-        Ok(LaunchKey {
-            id: LaunchKeyId(self.id),
-            campaign_id: CampaignId(self.campaign_id),
-            slot: u8::try_from(self.slot).map_err(Error::internal)?,
-            fingerprint: self.fingerprint,
-            secret_sealed: self.secret_sealed,
-            created_at: self.created_at,
-            last_used_at: self.last_used_at,
-            revoked_at: self.revoked_at,
-        })
-    }
-}
-
-#[derive(Queryable, Selectable, Insertable)]
-#[diesel(table_name = launch_links, check_for_backend(diesel::pg::Pg))]
-pub(crate) struct LaunchLinkRow {
-    pub(crate) id: Uuid,
-    pub(crate) campaign_id: Uuid,
-    pub(crate) nonce_digest: Option<Vec<u8>>,
-    pub(crate) respondent_id: Option<Uuid>,
-    pub(crate) language: Option<String>,
-    pub(crate) external_user_digest: Option<Vec<u8>>,
-    pub(crate) device: serde_json::Value,
-    pub(crate) attributes: serde_json::Value,
-    pub(crate) expires_at: Option<OffsetDateTime>,
-    pub(crate) spent_at: Option<OffsetDateTime>,
-    pub(crate) created_at: OffsetDateTime,
-}
-
-impl LaunchLinkRow {
-    fn from_domain(l: &LaunchLink) -> Self {
-        Self {
-            id: l.id.0,
-            campaign_id: l.campaign_id.0,
-            nonce_digest: l.nonce_digest.clone(),
-            respondent_id: l.respondent_id.map(|r| r.0),
-            language: l.language.as_ref().map(|t| t.as_str().to_owned()),
-            external_user_digest: l.external_user_digest.clone(),
-            device: serde_json::Value::Object(l.context.device.clone()),
-            attributes: serde_json::Value::Object(l.context.attributes.clone()),
-            expires_at: l.expires_at,
-            spent_at: l.spent_at,
-            created_at: l.created_at,
-        }
-    }
-
-    fn into_domain(self) -> Result<LaunchLink> {
-        let corrupt = || Error::internal(format!("launch link {} is malformed", self.id));
-        let object = |v: serde_json::Value| match v {
-            serde_json::Value::Object(map) => Ok(map),
-            _ => Err(corrupt()),
-        };
-        Ok(LaunchLink {
-            id: LaunchLinkId(self.id),
-            campaign_id: CampaignId(self.campaign_id),
-            nonce_digest: self.nonce_digest,
-            respondent_id: self.respondent_id.map(RespondentId),
-            language: self
-                .language
-                .as_deref()
-                .map(|l| LanguageTag::parse("language", l))
-                .transpose()
-                .map_err(|_| corrupt())?,
-            external_user_digest: self.external_user_digest,
-            context: LaunchContext { device: object(self.device)?, attributes: object(self.attributes)? },
-            expires_at: self.expires_at,
-            spent_at: self.spent_at,
-            created_at: self.created_at,
-        })
-    }
-}
-
-#[derive(Queryable, Selectable)]
-#[diesel(table_name = sessions, check_for_backend(diesel::pg::Pg))]
-struct SessionRow {
-    id: Uuid,
-    campaign_id: Uuid,
-    token_digest: Vec<u8>,
-    language: String,
-    status: String,
-    answered: i32,
-    total: i32,
-    started_at: OffsetDateTime,
-    completed_at: Option<OffsetDateTime>,
-    device_id: Option<Uuid>,
-    app_user_id: Option<Uuid>,
-    app_install_id: Option<Uuid>,
-    identity: Option<String>,
-}
-
-impl SessionRow {
-    fn into_domain(self) -> Result<SessionRecord> {
-        let corrupt = || Error::internal(format!("session {} is malformed", self.id));
-        Ok(SessionRecord {
-            id: SessionId(self.id),
-            campaign_id: CampaignId(self.campaign_id),
-            token_digest: self.token_digest,
-            language: LanguageTag::parse("language", &self.language).map_err(|_| corrupt())?,
-            status: SessionStatus::parse(&self.status).ok_or_else(corrupt)?,
-            answered: u32::try_from(self.answered).map_err(|_| corrupt())?,
-            total: u32::try_from(self.total).map_err(|_| corrupt())?,
-            started_at: self.started_at,
-            completed_at: self.completed_at,
-            attribution: match (self.device_id, self.identity.as_deref()) {
-                (Some(device), Some(identity)) => Some(Attribution {
-                    device_id: DeviceId(device),
-                    user_id: self.app_user_id.map(AppUserId),
-                    identity: Identity::parse(identity).ok_or_else(corrupt)?,
-                    install_id: self.app_install_id.map(AppInstallId),
-                }),
-                _ => None,
-            },
-        })
-    }
-}
-
-fn progress(status: &str, answered: i32, total: i32) -> Result<Progress> {
-    Ok(Progress {
-        status: SessionStatus::parse(status).ok_or_else(|| Error::internal("a session has an unknown status"))?,
-        answered: u32::try_from(answered).map_err(Error::internal)?,
-        total: u32::try_from(total).map_err(Error::internal)?,
-    })
-}
-
 #[derive(QueryableByName)]
 struct CountsRow {
     #[diesel(sql_type = BigInt)]
@@ -350,10 +204,6 @@ struct CountsRow {
     started: i64,
     #[diesel(sql_type = BigInt)]
     completed: i64,
-}
-
-fn count(n: i64) -> u64 {
-    u64::try_from(n).unwrap_or(0)
 }
 
 fn with_survey((campaign, survey): (CampaignRow, SurveyRow)) -> Result<(Campaign, Survey)> {
@@ -694,282 +544,5 @@ impl CampaignRepository for PgStore {
             .map_err(from_diesel)?;
         }
         Ok(converted)
-    }
-}
-
-impl LaunchRepository for PgStore {
-    async fn active_launch_keys(&self, campaign: CampaignId) -> Result<Vec<LaunchKey>> {
-        let rows: Vec<LaunchKeyRow> = launch_keys::table
-            .filter(launch_keys::campaign_id.eq(campaign.0))
-            .filter(launch_keys::revoked_at.is_null())
-            .order(launch_keys::slot)
-            .select(LaunchKeyRow::as_select())
-            .load(&mut self.conn().await?)
-            .await
-            .map_err(from_diesel)?;
-        rows.into_iter().map(LaunchKeyRow::into_domain).collect()
-    }
-
-    async fn find_launch_key(&self, campaign: CampaignId, id: LaunchKeyId) -> Result<Option<LaunchKey>> {
-        let row: Option<LaunchKeyRow> = launch_keys::table
-            .filter(launch_keys::id.eq(id.0))
-            .filter(launch_keys::campaign_id.eq(campaign.0))
-            .filter(launch_keys::revoked_at.is_null())
-            .select(LaunchKeyRow::as_select())
-            .first(&mut self.conn().await?)
-            .await
-            .optional()
-            .map_err(from_diesel)?;
-        row.map(LaunchKeyRow::into_domain).transpose()
-    }
-
-    async fn insert_launch_key(&self, key: &LaunchKey) -> Result<LaunchKey> {
-        let mut conn = self.conn().await?;
-        let row = conn
-            .transaction::<_, TxError, _>(async |conn| {
-                // Serialises key creation per campaign, so two creations cannot take one slot.
-                campaigns::table.find(key.campaign_id.0).select(campaigns::id).for_update().first::<Uuid>(conn).await?;
-                let taken: Vec<i16> = launch_keys::table
-                    .filter(launch_keys::campaign_id.eq(key.campaign_id.0))
-                    .filter(launch_keys::revoked_at.is_null())
-                    .select(launch_keys::slot)
-                    .load(conn)
-                    .await?;
-                let slot = (1..=i16::from(LAUNCH_KEY_SLOTS)).find(|s| !taken.contains(s)).ok_or_else(|| {
-                    TxError::Domain(Error::refused(
-                        ErrorCode::LaunchKeySlotsFull,
-                        "both launch-key slots hold an active key; revoke one before creating another",
-                    ))
-                })?;
-                let row: LaunchKeyRow = diesel::insert_into(launch_keys::table)
-                    .values((
-                        launch_keys::id.eq(key.id.0),
-                        launch_keys::campaign_id.eq(key.campaign_id.0),
-                        launch_keys::slot.eq(slot),
-                        launch_keys::fingerprint.eq(&key.fingerprint),
-                        launch_keys::secret_sealed.eq(&key.secret_sealed),
-                        launch_keys::created_at.eq(key.created_at),
-                    ))
-                    .returning(LaunchKeyRow::as_returning())
-                    .get_result(conn)
-                    .await?;
-                Ok(row)
-            })
-            .await?;
-        row.into_domain()
-    }
-
-    async fn revoke_launch_key(&self, campaign: CampaignId, id: LaunchKeyId, at: OffsetDateTime) -> Result<bool> {
-        let revoked = diesel::update(
-            launch_keys::table
-                .filter(launch_keys::id.eq(id.0))
-                .filter(launch_keys::campaign_id.eq(campaign.0))
-                .filter(launch_keys::revoked_at.is_null()),
-        )
-        .set(launch_keys::revoked_at.eq(at))
-        .execute(&mut self.conn().await?)
-        .await
-        .map_err(from_diesel)?;
-        Ok(revoked == 1)
-    }
-
-    async fn set_require_signed(&self, campaign: CampaignId, required: bool) -> Result<()> {
-        diesel::update(campaigns::table.find(campaign.0))
-            .set(campaigns::require_signed.eq(required))
-            .execute(&mut self.conn().await?)
-            .await
-            .map_err(from_diesel)?;
-        Ok(())
-    }
-
-    async fn insert_launch_link(&self, link: &LaunchLink) -> Result<()> {
-        self.link_inserts.submit(LaunchLinkRow::from_domain(link)).await?
-    }
-
-    async fn find_launch_link(&self, campaign: CampaignId, id: LaunchLinkId) -> Result<Option<LaunchLink>> {
-        let row: Option<LaunchLinkRow> = launch_links::table
-            .filter(launch_links::id.eq(id.0))
-            .filter(launch_links::campaign_id.eq(campaign.0))
-            .select(LaunchLinkRow::as_select())
-            .first(&mut self.conn().await?)
-            .await
-            .optional()
-            .map_err(from_diesel)?;
-        row.map(LaunchLinkRow::into_domain).transpose()
-    }
-
-    async fn find_link_by_nonce(&self, campaign: CampaignId, nonce_digest: &[u8]) -> Result<Option<LaunchLink>> {
-        let row: Option<LaunchLinkRow> = launch_links::table
-            .filter(launch_links::nonce_digest.eq(nonce_digest))
-            .filter(launch_links::campaign_id.eq(campaign.0))
-            .select(LaunchLinkRow::as_select())
-            .first(&mut self.conn().await?)
-            .await
-            .optional()
-            .map_err(from_diesel)?;
-        row.map(LaunchLinkRow::into_domain).transpose()
-    }
-
-    async fn token_spent(&self, campaign: CampaignId, jti: &str) -> Result<bool> {
-        diesel::select(diesel::dsl::exists(spent_launch_tokens::table.find((campaign.0, jti))))
-            .get_result(&mut self.conn().await?)
-            .await
-            .map_err(from_diesel)
-    }
-
-    async fn purge_spent_tokens(&self, before: OffsetDateTime) -> Result<u64> {
-        let deleted = diesel::delete(spent_launch_tokens::table.filter(spent_launch_tokens::expires_at.lt(before)))
-            .execute(&mut self.conn().await?)
-            .await
-            .map_err(from_diesel)?;
-        Ok(deleted as u64)
-    }
-}
-
-impl SessionStore for PgStore {
-    async fn start_session(&self, session: &NewSession, spend: &Spend) -> Result<()> {
-        match self.session_starts.submit((session.clone(), spend.clone())).await? {
-            StartWritten::Started => Ok(()),
-            StartWritten::LaunchUsed => Err(token_invalid()),
-            StartWritten::SignatureRequired => Err(signature_required()),
-            StartWritten::NotCollecting(status) => Err(not_collecting(status)),
-        }
-    }
-
-    async fn visit_facts(
-        &self,
-        workspace: WorkspaceId,
-        campaign: CampaignId,
-        spent_link: Option<LaunchLinkId>,
-    ) -> Result<VisitFacts> {
-        let mut conn = self.conn().await?;
-        let asked_by: String = workspaces::table
-            .find(workspace.0)
-            .select(workspaces::name)
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(from_diesel)?
-            .ok_or_else(|| Error::not_found("workspace"))?;
-        let link_answered = match spent_link {
-            Some(link) => diesel::select(diesel::dsl::exists(
-                sessions::table
-                    .filter(sessions::launch_link_id.eq(link.0))
-                    .filter(sessions::campaign_id.eq(campaign.0))
-                    .filter(sessions::status.eq(SessionStatus::Completed.as_str())),
-            ))
-            .get_result(&mut conn)
-            .await
-            .map_err(from_diesel)?,
-            None => false,
-        };
-        Ok(VisitFacts { asked_by, link_answered })
-    }
-
-    async fn completed_sessions(&self, campaign: CampaignId) -> Result<u64> {
-        let completed: i64 = sessions::table
-            .filter(sessions::campaign_id.eq(campaign.0))
-            .filter(sessions::status.eq(SessionStatus::Completed.as_str()))
-            .count()
-            .get_result(&mut self.conn().await?)
-            .await
-            .map_err(from_diesel)?;
-        Ok(u64::try_from(completed).unwrap_or(0))
-    }
-
-    async fn find_session(&self, campaign: CampaignId, id: SessionId) -> Result<Option<SessionRecord>> {
-        let row: Option<SessionRow> = sessions::table
-            .filter(sessions::id.eq(id.0))
-            .filter(sessions::campaign_id.eq(campaign.0))
-            .select(SessionRow::as_select())
-            .first(&mut self.conn().await?)
-            .await
-            .optional()
-            .map_err(from_diesel)?;
-        row.map(SessionRow::into_domain).transpose()
-    }
-
-    async fn record_answers(&self, session: SessionId, stored: &[StoredAnswer]) -> Result<Progress> {
-        let mut conn = self.conn().await?;
-        let progress = conn
-            .transaction::<_, TxError, _>(async |conn| {
-                let status: String =
-                    sessions::table.find(session.0).select(sessions::status).for_update().first(conn).await?;
-                if status == SessionStatus::Completed.as_str() {
-                    return Err(TxError::Domain(already_completed()));
-                }
-                let rows: Vec<_> = stored
-                    .iter()
-                    .map(|a| {
-                        (
-                            answers::session_id.eq(session.0),
-                            answers::question_id.eq(&a.question_id),
-                            answers::rating.eq(a.rating),
-                            answers::text_sealed.eq(&a.text_sealed),
-                            answers::word_count.eq(i32::try_from(a.word_count).unwrap_or(i32::MAX)),
-                            answers::answered_at.eq(a.answered_at),
-                        )
-                    })
-                    .collect();
-                diesel::insert_into(answers::table)
-                    .values(rows)
-                    .on_conflict((answers::session_id, answers::question_id))
-                    .do_update()
-                    .set((
-                        answers::rating.eq(excluded(answers::rating)),
-                        answers::text_sealed.eq(excluded(answers::text_sealed)),
-                        answers::word_count.eq(excluded(answers::word_count)),
-                        answers::answered_at.eq(excluded(answers::answered_at)),
-                    ))
-                    .execute(conn)
-                    .await?;
-                let answered: i64 =
-                    answers::table.filter(answers::session_id.eq(session.0)).select(count_star()).first(conn).await?;
-                let written = i32::try_from(stored.len()).unwrap_or(i32::MAX);
-                let (status, answered, total): (String, i32, i32) = diesel::update(sessions::table.find(session.0))
-                    .set((
-                        sessions::answered.eq(i32::try_from(answered).unwrap_or(i32::MAX)),
-                        sessions::exchanges.eq(sessions::exchanges + written),
-                    ))
-                    .returning((sessions::status, sessions::answered, sessions::total))
-                    .get_result(conn)
-                    .await?;
-                progress(&status, answered, total).map_err(TxError::Domain)
-            })
-            .await?;
-        Ok(progress)
-    }
-
-    async fn complete_session(&self, completion: &Completion) -> Result<Progress> {
-        let session = completion.facts.session;
-        let mut conn = self.conn().await?;
-        conn.transaction::<_, TxError, _>(async |conn| {
-            let completed: Option<(String, i32, i32)> = diesel::update(
-                sessions::table.find(session.0).filter(sessions::status.eq(SessionStatus::Started.as_str())),
-            )
-            .set((sessions::status.eq(SessionStatus::Completed.as_str()), sessions::completed_at.eq(completion.at)))
-            .returning((sessions::status, sessions::answered, sessions::total))
-            .get_result(conn)
-            .await
-            .optional()?;
-            if let Some((status, answered, total)) = completed {
-                let progress = progress(&status, answered, total).map_err(TxError::Domain)?;
-                // The outbox: the fact and its events commit together or not at all, and the
-                // analysis is queued by the same transaction.
-                emit_events(conn, &completion.events(&progress)).await?;
-                queue_analysis(conn, completion).await?;
-                return Ok(progress);
-            }
-            let (status, answered, total): (String, i32, i32) = sessions::table
-                .find(session.0)
-                .select((sessions::status, sessions::answered, sessions::total))
-                .first(conn)
-                .await
-                .optional()?
-                .ok_or_else(|| TxError::Domain(Error::not_found("session")))?;
-            progress(&status, answered, total).map_err(TxError::Domain)
-        })
-        .await
-        .map_err(Error::from)
     }
 }

@@ -16,21 +16,20 @@ use pulse_domain::ids::AppInstallId;
 use pulse_domain::{Error, ErrorCode, Result};
 use uuid::Uuid;
 
-use crate::apps::{LockedDeviceRow, seen_sql};
-use crate::batch::Flush;
+use crate::apps::statements::{LockedDeviceRow, seen_sql};
+use crate::batch::{Flush, GroupCommit, SMALL_ROWS};
+use crate::campaigns::state::{CampaignState, campaign_states, stopped};
 use crate::error::{from_pool, violated_constraint};
 use crate::rows::IdRow;
-use crate::starts::{CampaignState, campaign_states, stopped};
 use crate::statement::Cached as _;
 
 pub(crate) struct Registrations {
     pool: Pool<AsyncPgConnection>,
 }
 
-impl Registrations {
-    pub(crate) fn new(pool: Pool<AsyncPgConnection>) -> Self {
-        Self { pool }
-    }
+/// The group writer, on `pool`.
+pub(crate) fn writer(pool: Pool<AsyncPgConnection>) -> GroupCommit<Registrations> {
+    GroupCommit::new(Registrations { pool }, SMALL_ROWS)
 }
 
 impl Flush for Registrations {

@@ -1,13 +1,17 @@
 //! App devices, installs and app users. The heartbeats are the hottest statements of the
 //! service, so each is one SQL statement: the proof, the rate and the counting in one round trip.
+//! Heartbeats and registers are written in groups by `heartbeats` and `registrations`.
+
+pub(crate) mod heartbeats;
+pub(crate) mod registrations;
+pub(crate) mod statements;
 
 use diesel::sql_types::{Array, BigInt, Bool, Bytea, Double, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel::{QueryableByName, sql_query};
-use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection as _, RunQueryDsl};
 use pulse_domain::apps::models::{
-    APP_SESSION_GAP, Activity, AppPlatform, AppUserRecord, Attribution, AttributionKey, BeatOutcome, BeatRecord,
-    DeviceBeat, DeviceRecord, DeviceRegistration, DeviceStatus, DeviceView, HeartbeatRate, Identity, InstallBeat,
-    InstallView,
+    APP_SESSION_GAP, Activity, AppPlatform, AppUserRecord, Attribution, AttributionKey, BeatOutcome, DeviceBeat,
+    DeviceRecord, DeviceRegistration, DeviceStatus, DeviceView, Identity, InstallBeat, InstallView,
 };
 use pulse_domain::apps::ports::AppRepository;
 use pulse_domain::ids::{AppInstallId, AppUserId, CampaignId, DeviceId, WorkspaceId};
@@ -16,45 +20,16 @@ use pulse_domain::{Error, Result};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::apps::heartbeats::DeviceBeats;
+use crate::apps::registrations::Registrations;
+use crate::apps::statements::{BeatRow, rate_params, seen_sql};
 use crate::error::from_diesel;
+use crate::rows::{self, count_of as count};
 use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 
-/// Keeps the newest ten ([`pulse_domain::apps::models::RECENT_SESSIONS`]) app-session starts; `$now` and
-/// `$gap_start` are the statement's parameters, `t` the row being counted.
-macro_rules! seen_sql {
-    ($t:literal, $now:literal, $gap_start:literal) => {
-        concat!(
-            "session_count = ",
-            $t,
-            ".session_count + CASE WHEN ",
-            $t,
-            ".last_seen_at < ",
-            $gap_start,
-            " THEN 1 ELSE 0 END, ",
-            "recent_sessions = CASE WHEN ",
-            $t,
-            ".last_seen_at < ",
-            $gap_start,
-            " THEN (ARRAY[",
-            $now,
-            "::timestamptz] || ",
-            $t,
-            ".recent_sessions)[1:10] ELSE ",
-            $t,
-            ".recent_sessions END, ",
-            "last_seen_at = GREATEST(",
-            $t,
-            ".last_seen_at, ",
-            $now,
-            ")"
-        )
-    };
-}
-pub(crate) use seen_sql;
-
 fn corrupt(what: &str) -> Error {
-    Error::internal(format!("an app row has an unknown {what}"))
+    rows::corrupt("app", what)
 }
 
 fn status(text: &str) -> Result<DeviceStatus> {
@@ -63,10 +38,6 @@ fn status(text: &str) -> Result<DeviceStatus> {
 
 fn identity(text: &str) -> Result<Identity> {
     Identity::parse(text).ok_or_else(|| corrupt("identity"))
-}
-
-fn count(n: i64) -> u64 {
-    u64::try_from(n).unwrap_or(0)
 }
 
 #[derive(QueryableByName)]
@@ -119,47 +90,6 @@ pub(crate) fn device_by_vendor_sql() -> String {
 struct VerifiedRow {
     #[diesel(sql_type = Bool)]
     verified: bool,
-}
-
-#[derive(QueryableByName)]
-pub(crate) struct LockedDeviceRow {
-    #[diesel(sql_type = Text)]
-    pub(crate) status: String,
-    #[diesel(sql_type = Bytea)]
-    pub(crate) refresh_digest: Vec<u8>,
-}
-
-#[derive(QueryableByName)]
-pub(crate) struct BeatRow {
-    #[diesel(sql_type = SqlUuid)]
-    pub(crate) device_id: Uuid,
-    #[diesel(sql_type = SqlUuid)]
-    workspace_id: Uuid,
-    #[diesel(sql_type = Timestamptz)]
-    refresh_expires_at: OffsetDateTime,
-    #[diesel(sql_type = Timestamptz)]
-    start: OffsetDateTime,
-    #[diesel(sql_type = Bool)]
-    allowed: bool,
-    #[diesel(sql_type = Nullable<SqlUuid>)]
-    install_id: Option<Uuid>,
-    #[diesel(sql_type = Nullable<SqlUuid>)]
-    campaign_id: Option<Uuid>,
-}
-
-impl BeatRow {
-    pub(crate) fn outcome(row: Option<Self>, now: OffsetDateTime, rate: Option<HeartbeatRate>) -> BeatOutcome {
-        let Some(row) = row else { return BeatOutcome::Refused };
-        if let (false, Some(rate)) = (row.allowed, rate) {
-            return BeatOutcome::RateLimited { retry_after: row.start - (now + rate.tolerance()) };
-        }
-        BeatOutcome::Beat(BeatRecord {
-            device_id: DeviceId(row.device_id),
-            workspace_id: WorkspaceId(row.workspace_id),
-            install: row.install_id.zip(row.campaign_id).map(|(i, c)| (AppInstallId(i), CampaignId(c))),
-            refresh_expires_at: row.refresh_expires_at,
-        })
-    }
 }
 
 #[derive(QueryableByName)]
@@ -323,35 +253,6 @@ impl InstallViewRow {
 }
 
 /// Two registers claiming one vendor id at once: the later one is told to register again.
-// `seen_sql!` keeps ten app-session starts; the domain's constant must agree.
-const _: () = assert!(pulse_domain::apps::models::RECENT_SESSIONS == 10);
-
-/// Counts a started respondent session on its device and install (inside the start's transaction).
-pub(crate) async fn count_feedback(
-    conn: &mut AsyncPgConnection,
-    attribution: &Attribution,
-) -> std::result::Result<(), diesel::result::Error> {
-    sql_query("UPDATE app_devices SET feedback_count = feedback_count + 1 WHERE id = $1")
-        .bind::<SqlUuid, _>(attribution.device_id.0)
-        .cached()
-        .execute(conn)
-        .await?;
-    if let Some(install) = attribution.install_id {
-        sql_query("UPDATE app_installs SET feedback_count = feedback_count + 1 WHERE id = $1")
-            .bind::<SqlUuid, _>(install.0)
-            .cached()
-            .execute(conn)
-            .await?;
-    }
-    Ok(())
-}
-
-/// The rate's parameters in SQL: the latest theoretical arrival time that still admits a beat
-/// (null admits every beat) and the interval in seconds.
-pub(crate) fn rate_params(rate: Option<HeartbeatRate>, now: OffsetDateTime) -> (Option<OffsetDateTime>, f64) {
-    rate.map_or((None, 0.0), |r| (Some(now + r.tolerance()), r.interval.as_seconds_f64()))
-}
-
 impl AppRepository for PgStore {
     async fn find_device(&self, workspace: WorkspaceId, id: DeviceId) -> Result<Option<DeviceRecord>> {
         let rows: Vec<DeviceRecordRow> =
@@ -394,11 +295,11 @@ impl AppRepository for PgStore {
     }
 
     async fn save_registration(&self, r: &DeviceRegistration) -> Result<AppInstallId> {
-        self.registrations.submit(r.clone()).await?
+        self.writer::<Registrations>()?.submit(r.clone()).await?
     }
 
     async fn beat_device(&self, beat: &DeviceBeat) -> Result<BeatOutcome> {
-        self.device_beats.submit(beat.clone()).await
+        self.writer::<DeviceBeats>()?.submit(beat.clone()).await
     }
 
     async fn beat_install(&self, beat: &InstallBeat) -> Result<BeatOutcome> {
@@ -554,7 +455,7 @@ mod tests {
     use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection as _};
 
     use super::device_by_vendor_sql;
-    use crate::registrations::RELEASE_VENDOR_SQL;
+    use crate::apps::registrations::RELEASE_VENDOR_SQL;
     use crate::test_db::{ONE_WORKSPACE, TestDatabase};
 
     #[derive(QueryableByName)]

@@ -1,27 +1,90 @@
 //! Minted launch links, written in groups (see `batch`): one statement and one commit for every
 //! link minted while the previous group was being written.
 
+use diesel::prelude::*;
 use diesel::sql_query;
 use diesel::sql_types::{Array, Bytea, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
-use pulse_domain::Result;
-use pulse_domain::campaigns::models::{CampaignStatus, not_collecting};
+use pulse_domain::campaigns::models::{CampaignStatus, LanguageTag, LaunchContext, LaunchLink, not_collecting};
+use pulse_domain::ids::{CampaignId, LaunchLinkId, RespondentId};
+use pulse_domain::{Error, Result};
+use time::OffsetDateTime;
+use uuid::Uuid;
 
-use crate::batch::Flush;
-use crate::campaigns::LaunchLinkRow;
+use crate::batch::{Flush, GroupCommit, SMALL_ROWS};
+use crate::campaigns::state::{CampaignState, stopped};
 use crate::error::{from_diesel, from_pool};
-use crate::starts::{CampaignState, stopped};
+use crate::schema::launch_links;
 use crate::statement::Cached as _;
 
 pub(crate) struct LinkInserts {
     pool: Pool<AsyncPgConnection>,
 }
 
-impl LinkInserts {
-    pub(crate) fn new(pool: Pool<AsyncPgConnection>) -> Self {
-        Self { pool }
+/// A launch link as stored.
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = launch_links, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct LaunchLinkRow {
+    pub(crate) id: Uuid,
+    pub(crate) campaign_id: Uuid,
+    pub(crate) nonce_digest: Option<Vec<u8>>,
+    pub(crate) respondent_id: Option<Uuid>,
+    pub(crate) language: Option<String>,
+    pub(crate) external_user_digest: Option<Vec<u8>>,
+    pub(crate) device: serde_json::Value,
+    pub(crate) attributes: serde_json::Value,
+    pub(crate) expires_at: Option<OffsetDateTime>,
+    pub(crate) spent_at: Option<OffsetDateTime>,
+    pub(crate) created_at: OffsetDateTime,
+}
+
+impl LaunchLinkRow {
+    pub(crate) fn from_domain(l: &LaunchLink) -> Self {
+        Self {
+            id: l.id.0,
+            campaign_id: l.campaign_id.0,
+            nonce_digest: l.nonce_digest.clone(),
+            respondent_id: l.respondent_id.map(|r| r.0),
+            language: l.language.as_ref().map(|t| t.as_str().to_owned()),
+            external_user_digest: l.external_user_digest.clone(),
+            device: serde_json::Value::Object(l.context.device.clone()),
+            attributes: serde_json::Value::Object(l.context.attributes.clone()),
+            expires_at: l.expires_at,
+            spent_at: l.spent_at,
+            created_at: l.created_at,
+        }
     }
+
+    pub(crate) fn into_domain(self) -> Result<LaunchLink> {
+        let corrupt = || Error::internal(format!("launch link {} is malformed", self.id));
+        let object = |v: serde_json::Value| match v {
+            serde_json::Value::Object(map) => Ok(map),
+            _ => Err(corrupt()),
+        };
+        Ok(LaunchLink {
+            id: LaunchLinkId(self.id),
+            campaign_id: CampaignId(self.campaign_id),
+            nonce_digest: self.nonce_digest,
+            respondent_id: self.respondent_id.map(RespondentId),
+            language: self
+                .language
+                .as_deref()
+                .map(|l| LanguageTag::parse("language", l))
+                .transpose()
+                .map_err(|_| corrupt())?,
+            external_user_digest: self.external_user_digest,
+            context: LaunchContext { device: object(self.device)?, attributes: object(self.attributes)? },
+            expires_at: self.expires_at,
+            spent_at: self.spent_at,
+            created_at: self.created_at,
+        })
+    }
+}
+
+/// The group writer, on `pool`.
+pub(crate) fn writer(pool: Pool<AsyncPgConnection>) -> GroupCommit<LinkInserts> {
+    GroupCommit::new(LinkInserts { pool }, SMALL_ROWS)
 }
 
 impl Flush for LinkInserts {

@@ -1,0 +1,131 @@
+//! The SQL fragments a filtered read is made of: which sessions, segments and quotes a filter
+//! selects, and how its values are bound.
+
+/// Whether result session `r` is in the group of a filter: `$2` platform (ASCII lower case), `$3`
+/// app version, `$4` tags, `$5` attributes (names to the texts compared). Without a launch label,
+/// a session's platform and app version are its device's as they are now.
+macro_rules! selected {
+    () => {
+        "($2::text IS NULL OR COALESCE(r.platform,
+              (SELECT d.platform FROM app_devices d WHERE d.id = r.device_id)) = $2)
+         AND ($3::text IS NULL OR COALESCE(r.app_version,
+              (SELECT d.app_version FROM app_devices d WHERE d.id = r.device_id)) = $3)
+         AND r.tags @> $4::text[] AND r.attributes @> $5::jsonb"
+    };
+}
+
+/// Whether segment `s` (migration `000019_result_segments`) is in the group of a filter: the same
+/// conditions as [`selected`], on the labels every session of the segment was launched with.
+macro_rules! segment_selected {
+    () => {
+        "($2::text IS NULL OR s.platform = $2) AND ($3::text IS NULL OR s.app_version = $3)
+         AND s.tags @> $4::text[] AND s.attributes @> $5::jsonb"
+    };
+}
+
+/// The sessions of campaign `$1` in no segment, because their platform or app version is their
+/// device's, that a filter selects (see [`selected`]).
+macro_rules! unsegmented {
+    () => {
+        concat!(
+            "r.campaign_id = $1 AND r.device_id IS NOT NULL AND (r.platform IS NULL OR r.app_version IS NULL) AND ",
+            selected!()
+        )
+    };
+}
+
+/// The sessions of campaign `$1` a filter selects (see [`selected`]).
+macro_rules! filtered_sessions {
+    () => {
+        concat!(
+            "SELECT r.session_id, r.accepted, r.metrics, r.questions, r.vals, r.ns FROM result_sessions r
+             WHERE r.campaign_id = $1 AND ",
+            selected!()
+        )
+    };
+}
+
+/// Whether quote `q`'s session is in the group of a filter (see [`selected`]). A scalar
+/// subquery rather than `EXISTS`, which the planner would turn into a join over the whole group:
+/// this one is checked per quote as the walk in pick order reaches it.
+macro_rules! member {
+    () => {
+        concat!("(SELECT r.accepted AND ", selected!(), " FROM result_sessions r WHERE r.session_id = q.session_id)")
+    };
+}
+
+/// The quote candidates of question `qs.question_id` of campaign `$1` whose row passes `$keep`:
+/// the first `$n` (`$longest` for the longest) in each pick order
+/// (`pulse_domain::results::models::QUOTE_CANDIDATES`) with their ties, walked through the
+/// indexes on `result_quotes` in that order.
+macro_rules! pick_orders {
+    ($keep:expr, $n:literal, $longest:literal) => {
+        concat!(
+            "(SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
+              WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
+            $keep,
+            "
+              ORDER BY COALESCE(q.score, 0) DESC, q.len DESC FETCH FIRST (",
+            $n,
+            ") ROWS WITH TIES)
+             UNION
+             (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
+              WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
+            $keep,
+            "
+              ORDER BY COALESCE(q.score, 0), q.len FETCH FIRST (",
+            $n,
+            ") ROWS WITH TIES)
+             UNION
+             (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
+              WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
+            $keep,
+            "
+              ORDER BY abs(COALESCE(q.score, 0)), COALESCE(q.score, 0) DESC, q.len DESC
+              FETCH FIRST (",
+            $n,
+            ") ROWS WITH TIES)
+             UNION
+             (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
+              WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
+            $keep,
+            "
+              ORDER BY q.len DESC, COALESCE(q.score, 0) DESC FETCH FIRST (",
+            $longest,
+            ") ROWS WITH TIES)"
+        )
+    };
+}
+
+/// Binds campaign `$1` and a filter's `$2` to `$5` (see [`selected`]) to a query.
+macro_rules! bind_filter {
+    ($query:expr, $campaign:expr, $binds:expr) => {
+        $query
+            .bind::<SqlUuid, _>($campaign.0)
+            .bind::<Nullable<Text>, _>(&$binds.platform)
+            .bind::<Nullable<Text>, _>(&$binds.version)
+            .bind::<Array<Text>, _>(&$binds.tags)
+            .bind::<Jsonb, _>(&$binds.attributes)
+    };
+}
+
+/// The sessions of campaign `$1` in no slice of dimension `$2` (`platform` or `appVersion`, when
+/// `$4`) because they have no such label, whose device's value now is `$3`.
+macro_rules! device_labelled {
+    () => {
+        "$4 AND r.campaign_id = $1 AND r.device_id IS NOT NULL AND (r.platform IS NULL OR r.app_version IS NULL)
+         AND CASE WHEN $2 = 'platform'
+             THEN r.platform IS NULL AND (SELECT d.platform FROM app_devices d WHERE d.id = r.device_id) = $3
+             ELSE r.app_version IS NULL AND (SELECT d.app_version FROM app_devices d WHERE d.id = r.device_id) = $3
+             END"
+    };
+}
+
+pub(crate) use bind_filter;
+pub(crate) use device_labelled;
+pub(crate) use filtered_sessions;
+pub(crate) use member;
+pub(crate) use pick_orders;
+pub(crate) use segment_selected;
+pub(crate) use selected;
+pub(crate) use unsegmented;

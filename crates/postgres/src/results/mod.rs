@@ -1,0 +1,221 @@
+//! What results read: the campaign's funnel and its analyzed sessions, or the tallies kept as
+//! sessions are analyzed (`maintain`), read whole or by filter (`read`).
+
+mod filters;
+pub(crate) mod maintain;
+mod read;
+pub(crate) mod rows;
+
+use diesel::sql_types::{Array, Bool, Bytea, Uuid as SqlUuid};
+use diesel::{QueryResult, sql_query};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use pulse_domain::Result;
+use pulse_domain::campaigns::ports::CampaignRepository;
+use pulse_domain::ids::{CampaignId, SessionId, WorkspaceId};
+use pulse_domain::results::models::{
+    AnalyzedAnswer, AnalyzedSession, ResultsFilter, ResultsInput, Segment, StoredPhrase, TalliedInput,
+};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::error::from_diesel;
+use crate::results::rows::{AnalyzedRow, AnswerRow, PhraseRow, StepRow, rejection};
+use crate::rows::RowCount;
+use crate::rows::count_of;
+use crate::statement::Cached as _;
+use crate::store::{PgStore, TxError};
+use pulse_domain::results::ports::ResultsRepository;
+
+/// The campaign's analyses that [`AnalysisRepository::claim_reanalyses`] would take for the
+/// analyzer in charge (none when none was announced). The analyzer in charge is a scalar subquery,
+/// not a join, so the ranges search the index on `(campaign_id, analyzed_with)`: a campaign with
+/// nothing left to read again costs a few index probes.
+async fn pending_reanalysis(conn: &mut AsyncPgConnection, campaign: CampaignId) -> QueryResult<u64> {
+    let stale: RowCount = sql_query(
+        "SELECT count(*) AS n FROM analysis_jobs j
+         WHERE j.campaign_id = $1 AND j.due_at IS NULL AND EXISTS (SELECT 1 FROM analyzer_in_charge)
+           AND (j.analyzed_with IS NULL
+                OR (j.analyzed_with > '' AND j.analyzed_with < (SELECT analyzed_with FROM analyzer_in_charge))
+                OR j.analyzed_with > (SELECT analyzed_with FROM analyzer_in_charge))",
+    )
+    .bind::<SqlUuid, _>(campaign.0)
+    .cached()
+    .get_result(conn)
+    .await?;
+    Ok(count_of(stale.n))
+}
+
+impl ResultsRepository for PgStore {
+    async fn results_input(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        with_texts: bool,
+    ) -> Result<Option<ResultsInput>> {
+        let Some(overview) = self.campaign_overview(workspace, campaign).await? else { return Ok(None) };
+        let mut conn = self.read_conn().await?;
+        let pending: RowCount = sql_query(
+            "SELECT count(*) AS n FROM sessions s
+             WHERE s.campaign_id = $1 AND s.status = 'COMPLETED'
+               AND NOT EXISTS (SELECT 1 FROM session_analyses a WHERE a.session_id = s.id)",
+        )
+        .bind::<SqlUuid, _>(campaign.0)
+        .cached()
+        .get_result(&mut conn)
+        .await
+        .map_err(from_diesel)?;
+        let analyzed: Vec<AnalyzedRow> = sql_query(
+            "SELECT a.session_id, a.rejection, a.duration_secs, a.coverage, s.context, s.tags,
+                    d.platform AS app_platform, d.app_version
+             FROM session_analyses a
+             JOIN sessions s ON s.id = a.session_id
+             LEFT JOIN app_devices d ON d.id = s.device_id
+             WHERE a.campaign_id = $1
+             ORDER BY a.session_id",
+        )
+        .bind::<SqlUuid, _>(campaign.0)
+        .cached()
+        .load(&mut conn)
+        .await
+        .map_err(from_diesel)?;
+        let answers: Vec<AnswerRow> = sql_query(
+            "SELECT w.session_id, w.question_id, w.rating,
+                    CASE WHEN $2 THEN w.text_sealed END AS text_sealed, w.word_count, w.answered_at
+             FROM answers w JOIN session_analyses a ON a.session_id = w.session_id
+             WHERE a.campaign_id = $1",
+        )
+        .bind::<SqlUuid, _>(campaign.0)
+        .bind::<Bool, _>(with_texts)
+        .cached()
+        .load(&mut conn)
+        .await
+        .map_err(from_diesel)?;
+        let steps: Vec<StepRow> = sql_query(
+            "SELECT r.session_id, r.question_id, r.step, r.version, r.input_digest, r.covered, r.score,
+                    r.phrases_sealed, r.language, r.other_language
+             FROM answer_analyses r JOIN session_analyses a ON a.session_id = r.session_id
+             WHERE a.campaign_id = $1",
+        )
+        .bind::<SqlUuid, _>(campaign.0)
+        .cached()
+        .load(&mut conn)
+        .await
+        .map_err(from_diesel)?;
+
+        let mut answers_of: std::collections::HashMap<Uuid, Vec<AnswerRow>> = std::collections::HashMap::new();
+        for answer in answers {
+            answers_of.entry(answer.session_id).or_default().push(answer);
+        }
+        let mut steps_of: std::collections::HashMap<(Uuid, String), Vec<StepRow>> = std::collections::HashMap::new();
+        for step in steps {
+            steps_of.entry((step.session_id, step.question_id.clone())).or_default().push(step);
+        }
+        let mut sessions = Vec::with_capacity(analyzed.len());
+        for row in analyzed {
+            let context = match row.context {
+                Value::Object(map) => map,
+                _ => serde_json::Map::new(),
+            };
+            let mut answers = Vec::new();
+            for answer in answers_of.remove(&row.session_id).unwrap_or_default() {
+                let results = steps_of
+                    .remove(&(row.session_id, answer.question_id.clone()))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(StepRow::into_domain)
+                    .collect::<Result<Vec<_>>>()?;
+                answers.push(AnalyzedAnswer::new(answer.question_id, answer.rating, answer.text_sealed, &results));
+            }
+            sessions.push(AnalyzedSession {
+                session: SessionId(row.session_id),
+                rejection: rejection(row.rejection.as_deref())?,
+                duration_secs: u32::try_from(row.duration_secs).unwrap_or(0),
+                coverage: row.coverage,
+                segment: Segment::of_session(
+                    &context,
+                    row.tags,
+                    row.app_platform.as_deref(),
+                    row.app_version.as_deref(),
+                ),
+                answers,
+            });
+        }
+        Ok(Some(ResultsInput {
+            campaign: overview.campaign,
+            survey: overview.survey,
+            counts: overview.counts,
+            pending: u64::try_from(pending.n).unwrap_or(0),
+            pending_reanalysis: pending_reanalysis(&mut conn, campaign).await.map_err(from_diesel)?,
+            sessions,
+        }))
+    }
+
+    async fn results_tally(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        filter: Option<&ResultsFilter>,
+        with_quotes: bool,
+    ) -> Result<Option<TalliedInput>> {
+        let Some(overview) = self.campaign_overview(workspace, campaign).await? else { return Ok(None) };
+        let text_questions: Vec<String> = overview
+            .survey
+            .questions
+            .iter()
+            .filter(|q| q.kind == pulse_domain::campaigns::models::QuestionKind::Text)
+            .map(|q| q.id.clone())
+            .collect();
+        let mut conn = self.read_conn().await?;
+        // One snapshot: the sums, the themes, the quotes and the finished sessions agree.
+        let (tally, completed, stale) = conn
+            .build_transaction()
+            .read_only()
+            .repeatable_read()
+            .run::<_, TxError, _>(async |conn| {
+                let tally = match filter {
+                    None => Self::campaign_tally(conn, campaign, &text_questions, with_quotes).await,
+                    Some(filter) => Self::filtered_tally(conn, campaign, filter, &text_questions, with_quotes).await,
+                }
+                .map_err(TxError::Domain)?;
+                let completed: RowCount = sql_query(
+                    "SELECT COALESCE(sum(completed), 0)::bigint AS n FROM campaign_counts WHERE campaign_id = $1",
+                )
+                .bind::<SqlUuid, _>(campaign.0)
+                .cached()
+                .get_result(conn)
+                .await?;
+                let stale = pending_reanalysis(conn, campaign).await?;
+                Ok((tally, count_of(completed.n), stale))
+            })
+            .await?;
+        Ok(Some(TalliedInput {
+            pending_reanalysis: stale,
+            pending: completed.saturating_sub(tally.all_analyzed),
+            campaign: overview.campaign,
+            survey: overview.survey,
+            counts: overview.counts,
+            tally,
+        }))
+    }
+
+    async fn result_phrases(&self, campaign: CampaignId, wanted: &[(Vec<u8>, Vec<u8>)]) -> Result<Vec<StoredPhrase>> {
+        let mut conn = self.read_conn().await?;
+        let rows: Vec<PhraseRow> = sql_query(
+            "SELECT p.key_digest, p.label_digest, p.phrase_sealed
+             FROM unnest($2::bytea[], $3::bytea[]) AS w(key_digest, label_digest)
+             JOIN result_phrases p
+               ON p.campaign_id = $1 AND p.key_digest = w.key_digest AND p.label_digest = w.label_digest",
+        )
+        .bind::<SqlUuid, _>(campaign.0)
+        .bind::<Array<Bytea>, _>(wanted.iter().map(|(k, _)| k.as_slice()).collect::<Vec<_>>())
+        .bind::<Array<Bytea>, _>(wanted.iter().map(|(_, l)| l.as_slice()).collect::<Vec<_>>())
+        .cached()
+        .load(&mut conn)
+        .await
+        .map_err(from_diesel)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| StoredPhrase { key_digest: r.key_digest, label_digest: r.label_digest, sealed: r.phrase_sealed })
+            .collect())
+    }
+}
