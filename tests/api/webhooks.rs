@@ -5,7 +5,8 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use pulse::startup::{AppClock, ServerDispatcher, crypto_from, dispatcher_from, store_from};
+use pulse::platform::{AppClock, ServerDispatcher};
+use pulse::startup::{crypto_from, dispatcher_from, store_from};
 use pulse_domain::webhooks::models::EVENT_RETENTION;
 use pulse_domain::webhooks::ports::WebhookTransport as _;
 use pulse_domain::webhooks::service::Webhooks;

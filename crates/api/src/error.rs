@@ -103,7 +103,7 @@ impl ResponseError for ApiError {
                 if refusal.code == ErrorCode::RateLimited {
                     // A limit no window resets (a business's workspace count) carries no state.
                     let family = refusal.rate_limit.map_or("workspaces_per_business", |s| s.family);
-                    metrics::counter!(crate::metrics::QUOTA_REFUSALS, "family" => family).increment(1);
+                    metrics::counter!(crate::telemetry::QUOTA_REFUSALS, "family" => family).increment(1);
                 }
                 let mut response = envelope(refusal.code, &refusal.description);
                 if let Some(state) = &refusal.rate_limit {

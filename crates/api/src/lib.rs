@@ -13,6 +13,7 @@ pub mod public;
 pub mod request;
 mod state;
 pub mod studio;
+pub mod telemetry;
 
 use actix_web::middleware::{ErrorHandlers, from_fn};
 use actix_web::{App, HttpResponse, web};

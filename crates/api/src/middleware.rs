@@ -77,10 +77,10 @@ pub async fn request_context(
 
 /// Counts the request and its latency under its route pattern (never its path), method and status.
 fn record(route: String, method: &actix_web::http::Method, status: u16, started: Instant) {
-    let method = crate::metrics::method_label(method);
-    metrics::counter!(crate::metrics::REQUESTS, "route" => route.clone(), "method" => method, "status" => status.to_string())
+    let method = crate::telemetry::method_label(method);
+    metrics::counter!(crate::telemetry::REQUESTS, "route" => route.clone(), "method" => method, "status" => status.to_string())
         .increment(1);
-    metrics::histogram!(crate::metrics::REQUEST_DURATION, "route" => route, "method" => method)
+    metrics::histogram!(crate::telemetry::REQUEST_DURATION, "route" => route, "method" => method)
         .record(started.elapsed().as_secs_f64());
 }
 

@@ -115,7 +115,7 @@ pub struct AppState<P: Platform> {
     pub clock: P::Clock,
     pub network: NetworkPolicy,
     pub health: P::Store,
-    pub metrics: crate::metrics::MetricsExport,
+    pub metrics: crate::telemetry::MetricsExport,
     /// How long a request's body and its work may take.
     pub deadlines: crate::middleware::Deadlines,
     /// Set when the process was asked to stop: readiness answers 503 so balancers stop sending

@@ -17,8 +17,9 @@ use serde_json::json;
 use time::Duration;
 use uuid::Uuid;
 
+use crate::platform::AppClock;
 use crate::settings::{Settings, dev_dir};
-use crate::startup::{AppClock, Application, crypto_from, store_from};
+use crate::startup::{Application, crypto_from, store_from};
 use crate::telemetry::{build_subscriber, init_subscriber};
 
 #[derive(Debug, Parser)]

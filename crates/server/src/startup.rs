@@ -11,10 +11,9 @@ use actix_web::{HttpServer, web};
 use anyhow::Context as _;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use pulse_analysis::BuiltinAnalyzer;
-use pulse_api::metrics::MetricsExport;
 use pulse_api::middleware::Deadlines;
-use pulse_api::{AppState, NetworkPolicy, Platform};
-use pulse_clock::SystemClock;
+use pulse_api::telemetry::MetricsExport;
+use pulse_api::{AppState, NetworkPolicy};
 use pulse_crypto::{JwtLaunchTokens, JwtStudioTokens, MasterKey, RingCrypto};
 use pulse_domain::analysis::ports::Analyzer as _;
 use pulse_domain::analysis::service::Analysis;
@@ -22,17 +21,14 @@ use pulse_domain::apps::models::HEARTBEAT_RATE;
 use pulse_domain::apps::service::Apps;
 use pulse_domain::campaigns::service::{Campaigns, LaunchKeys};
 use pulse_domain::erasure::service::Erasures;
-use pulse_domain::exports::ports::ExportStore;
 use pulse_domain::exports::service::Exports;
 use pulse_domain::idempotency::service::Idempotency;
-use pulse_domain::ids::ExportId;
 use pulse_domain::outreach::models::MESSAGE_CHANNELS;
 use pulse_domain::outreach::ports::MessageSender as _;
 use pulse_domain::outreach::service::Outreach;
 use pulse_domain::quota::service::Quotas;
 use pulse_domain::results::service::Results;
 use pulse_domain::sessions::service::Respondents;
-use pulse_domain::shared::clock::{Clock, SettableClock};
 use pulse_domain::tenancy::service::Tenancy;
 use pulse_domain::webhooks::service::{Dispatcher, Webhooks};
 use pulse_export_pdf::{ExportRenderers, PdfReport};
@@ -42,75 +38,11 @@ use pulse_outreach_senders::{Senders, SmsSender, SmtpSender};
 use pulse_postgres::PgStore;
 use pulse_webhook_http::{HttpTransport, TransportConfig};
 use secrecy::{ExposeSecret as _, SecretString};
-use time::OffsetDateTime;
 use tokio_util::sync::CancellationToken;
 
+use crate::platform::{AppClock, ExportFiles, ServerAnalysis, ServerDispatcher, ServerPlatform, ServerState};
 use crate::settings::{ExportStoreSettings, Settings};
 use crate::workers;
-
-/// The clock the service runs on: the system's, or a settable one in tests.
-#[derive(Clone, Debug)]
-pub enum AppClock {
-    System(SystemClock),
-    Settable(SettableClock),
-}
-
-impl Clock for AppClock {
-    fn now(&self) -> OffsetDateTime {
-        match self {
-            AppClock::System(c) => c.now(),
-            AppClock::Settable(c) => c.now(),
-        }
-    }
-}
-
-/// The adapters of a running `pulse`.
-pub struct ServerPlatform;
-
-impl Platform for ServerPlatform {
-    type Store = PgStore;
-    type Crypto = Arc<RingCrypto>;
-    type Clock = AppClock;
-    type Generator = TemplateGenerator;
-    type LaunchTokens = Arc<JwtLaunchTokens>;
-    type StudioTokens = JwtStudioTokens;
-    type WebhookTransport = HttpTransport;
-    type ExportStore = ExportFiles;
-    type ExportRenderer = ExportRenderers;
-    type MessageSender = Senders;
-}
-
-pub type ServerState = AppState<ServerPlatform>;
-
-/// Where export files are kept, as configured. Both places are reached by every replica: the
-/// database already, a bucket through its shared settings.
-pub enum ExportFiles {
-    Postgres(PgStore),
-    S3(S3ExportStore),
-}
-
-impl ExportStore for ExportFiles {
-    async fn put(&self, id: ExportId, bytes: Vec<u8>) -> pulse_domain::Result<()> {
-        match self {
-            ExportFiles::Postgres(store) => store.put(id, bytes).await,
-            ExportFiles::S3(store) => store.put(id, bytes).await,
-        }
-    }
-
-    async fn get(&self, id: ExportId) -> pulse_domain::Result<Option<Vec<u8>>> {
-        match self {
-            ExportFiles::Postgres(store) => store.get(id).await,
-            ExportFiles::S3(store) => store.get(id).await,
-        }
-    }
-
-    async fn delete(&self, id: ExportId) -> pulse_domain::Result<()> {
-        match self {
-            ExportFiles::Postgres(store) => store.delete(id).await,
-            ExportFiles::S3(store) => store.delete(id).await,
-        }
-    }
-}
 
 /// The export file store of these settings.
 fn export_files_from(settings: &Settings, store: &PgStore) -> anyhow::Result<ExportFiles> {
@@ -122,12 +54,6 @@ fn export_files_from(settings: &Settings, store: &PgStore) -> anyhow::Result<Exp
         }
     })
 }
-
-/// The webhook delivery worker's service.
-pub type ServerDispatcher = Dispatcher<PgStore, Arc<RingCrypto>, AppClock, HttpTransport>;
-
-/// The analysis worker's service.
-pub type ServerAnalysis = Analysis<PgStore, Arc<BuiltinAnalyzer>, Arc<RingCrypto>, AppClock>;
 
 /// The analysis service over the built-in analyzer.
 pub fn analysis_from(store: PgStore, crypto: Arc<RingCrypto>, clock: AppClock) -> ServerAnalysis {
@@ -407,7 +333,7 @@ fn metrics_recorder() -> anyhow::Result<PrometheusHandle> {
         .get_or_init(|| {
             PrometheusBuilder::new()
                 .set_buckets_for_metric(
-                    Matcher::Full(pulse_api::metrics::REQUEST_DURATION.to_owned()),
+                    Matcher::Full(pulse_api::telemetry::REQUEST_DURATION.to_owned()),
                     &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0],
                 )
                 .and_then(PrometheusBuilder::install_recorder)

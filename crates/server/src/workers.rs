@@ -17,7 +17,7 @@ use pulse_domain::ids::DeliveryId;
 use pulse_domain::outreach::models::MESSAGE_BATCH;
 use pulse_domain::webhooks::models::{AttemptSummary, CLAIM_BATCH, DELIVERIES_IN_FLIGHT};
 
-use crate::startup::{ServerAnalysis, ServerDispatcher, ServerState};
+use crate::platform::{ServerAnalysis, ServerDispatcher, ServerState};
 
 /// Deletes idempotency records past their 24 hours, quota windows that have closed, webhook events
 /// past their 30 days with nothing left to send, and spent launch-token ids past their token's

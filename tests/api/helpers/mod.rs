@@ -15,8 +15,9 @@ pub mod webhooks;
 use std::io::Write;
 use std::sync::{Arc, Mutex, Once, OnceLock};
 
+use pulse::platform::AppClock;
 use pulse::settings::{LogFormat, Settings};
-use pulse::startup::{AppClock, Application};
+use pulse::startup::Application;
 use pulse::telemetry::{build_subscriber, init_subscriber};
 use pulse_crypto::MasterKey;
 use pulse_domain::quota::models::QuotaPolicy;

@@ -1,6 +1,7 @@
 //! `GET /channel/campaigns/{id}/results`, and the analysis that fills them, run on demand.
 
-use pulse::startup::{AppClock, crypto_from, store_from};
+use pulse::platform::AppClock;
+use pulse::startup::{crypto_from, store_from};
 use serde_json::Value;
 
 use super::TestApp;
