@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use pulse_domain::analysis::models::{ModelInfo, Rejection};
 use pulse_domain::campaigns::models::{CampaignStatus, QuestionKind};
 use pulse_domain::exports::models::{
-    AskedQuestion, EXCLUSIONS, ExportDocument, ExportedCampaign, Funnel, ReportLanguage, Study, Transcript,
+    AskedQuestion, EXCLUSIONS, ExportDocument, ExportedCampaign, Funnel, ReportLanguage, Study,
 };
 use pulse_domain::ids::CampaignId;
+use pulse_domain::results::models::Transcript;
 use pulse_domain::results::models::{Csat, LabelCount, QuestionResult, RatingSummary, SentimentLabel, ThemeCount};
 use pulse_export::JsonExportRenderer;
 use pulse_export_pdf::PdfReport;

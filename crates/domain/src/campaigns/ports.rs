@@ -60,12 +60,6 @@ pub trait CampaignRepository: Send + Sync + 'static {
         id: CampaignId,
     ) -> impl Future<Output = Result<Option<Campaign>>> + Send;
 
-    /// Sets a draft campaign `ACTIVE` at `at` (an active one stays as it is) and returns it.
-    ///
-    /// # Errors
-    /// `NotFound` for an unknown campaign; `Internal`/`Unavailable` otherwise.
-    fn activate_campaign(&self, id: CampaignId, at: OffsetDateTime) -> impl Future<Output = Result<Campaign>> + Send;
-
     /// A page of the workspace's campaigns in the order they were created (after `page.after`, at
     /// most `page.limit + 1` of them), only those in `status` when given.
     ///
@@ -78,8 +72,9 @@ pub trait CampaignRepository: Send + Sync + 'static {
         page: &PageRequest,
     ) -> impl Future<Output = Result<Vec<ListedCampaign>>> + Send;
 
-    /// Sets the campaign's status to `to` at `at` when it is one of `from` (a campaign closed gets
-    /// its `closed_at`); `false` when it is in another status by now.
+    /// Sets the campaign's status to `to` at `at` when it is one of `from`, and returns the
+    /// campaign as it is then: a campaign made `ACTIVE` the first time gets its `launched_at`, a
+    /// campaign closed its `closed_at`. `None` when it is in another status by now, or unknown.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
@@ -89,7 +84,7 @@ pub trait CampaignRepository: Send + Sync + 'static {
         from: &[CampaignStatus],
         to: CampaignStatus,
         at: OffsetDateTime,
-    ) -> impl Future<Output = Result<bool>> + Send;
+    ) -> impl Future<Output = Result<Option<Campaign>>> + Send;
 
     /// Creates or updates the respondents by reference digest in one transaction; a new
     /// respondent gets its invitation link, an existing one keeps its own (and its sealed

@@ -2,13 +2,12 @@
 
 use crate::analysis::models::{AnalyzerInfo, Verdict, decode_phrases, phrases_seal_context, redact_contacts};
 use crate::error::{Error, Result};
-use crate::exports::models::Transcript;
 use crate::ids::{CampaignId, SessionId, WorkspaceId};
 use crate::results::models::{
     AnalyzedAnswer, AnalyzedSession, AnswerTally, CampaignResults, OpenedSession, OpenedTally, PhraseMention,
-    QuoteCandidate, ResultsFilter, SealedQuote, SessionTally, Subtag, TalliedInput, compute, compute_tallied,
-    decode_phrase, encode_phrase, phrase_key_input, phrase_label_input, phrase_seal_context, quote_seal_context,
-    wanted_phrases,
+    QuoteCandidate, ResultsFilter, SealedQuote, SessionTally, Subtag, TalliedInput, Transcript, compute,
+    compute_tallied, decode_phrase, encode_phrase, phrase_key_input, phrase_label_input, phrase_seal_context,
+    quote_seal_context, wanted_phrases,
 };
 use crate::results::ports::ResultsRepository;
 use crate::sessions::models::answer_seal_context;

@@ -8,7 +8,7 @@ pub(crate) mod terms;
 use diesel::dsl::sql;
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use diesel::sql_types::{BigInt, Bool, Bytea, Nullable, Uuid as SqlUuid};
+use diesel::sql_types::{BigInt, Bool, Bytea, Nullable, Timestamptz, Uuid as SqlUuid};
 use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
 use pulse_domain::campaigns::models::{
@@ -341,23 +341,6 @@ impl CampaignRepository for PgStore {
         row.map(CampaignRow::into_domain).transpose()
     }
 
-    async fn activate_campaign(&self, id: CampaignId, at: OffsetDateTime) -> Result<Campaign> {
-        let mut conn = self.conn().await?;
-        diesel::update(campaigns::table.find(id.0).filter(campaigns::status.eq(CampaignStatus::Draft.as_str())))
-            .set((campaigns::status.eq(CampaignStatus::Active.as_str()), campaigns::launched_at.eq(at)))
-            .execute(&mut conn)
-            .await
-            .map_err(from_diesel)?;
-        let row: Option<CampaignRow> = campaigns::table
-            .find(id.0)
-            .select(CampaignRow::as_select())
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(from_diesel)?;
-        row.ok_or_else(|| Error::not_found("campaign"))?.into_domain()
-    }
-
     async fn list_campaigns(
         &self,
         workspace: WorkspaceId,
@@ -384,20 +367,27 @@ impl CampaignRepository for PgStore {
         from: &[CampaignStatus],
         to: CampaignStatus,
         at: OffsetDateTime,
-    ) -> Result<bool> {
+    ) -> Result<Option<Campaign>> {
         let from: Vec<&str> = from.iter().map(|s| s.as_str()).collect();
         let target = campaigns::table.find(id.0).filter(campaigns::status.eq_any(from));
-        let mut conn = self.conn().await?;
-        let changed = if to == CampaignStatus::Closed {
-            diesel::update(target)
-                .set((campaigns::status.eq(to.as_str()), campaigns::closed_at.eq(at)))
-                .execute(&mut conn)
-                .await
-        } else {
-            diesel::update(target).set(campaigns::status.eq(to.as_str())).execute(&mut conn).await
-        }
-        .map_err(from_diesel)?;
-        Ok(changed == 1)
+        let closed_at = (to == CampaignStatus::Closed).then_some(at);
+        let launched_at = (to == CampaignStatus::Active).then_some(at);
+        let changed: Option<CampaignRow> = diesel::update(target)
+            .set((
+                campaigns::status.eq(to.as_str()),
+                campaigns::closed_at.eq(diesel::dsl::sql::<Nullable<Timestamptz>>("coalesce(")
+                    .bind::<Nullable<Timestamptz>, _>(closed_at)
+                    .sql(", closed_at)")),
+                campaigns::launched_at.eq(diesel::dsl::sql::<Nullable<Timestamptz>>("coalesce(launched_at, ")
+                    .bind::<Nullable<Timestamptz>, _>(launched_at)
+                    .sql(")")),
+            ))
+            .returning(CampaignRow::as_returning())
+            .get_result(&mut self.conn().await?)
+            .await
+            .optional()
+            .map_err(from_diesel)?;
+        changed.map(CampaignRow::into_domain).transpose()
     }
 
     async fn upsert_respondents(

@@ -33,8 +33,17 @@ pub async fn a_taken_code_is_refused_and_reads_stay_in_their_tenant<S: Store>(st
     assert!(w.store.find_survey(stranger.workspace, existing.survey.id).await.expect("read").is_none());
     assert!(w.store.find_campaign_in_business(stranger.business, id).await.expect("read").is_none());
     assert!(w.store.find_campaign_in_business(partner.business, id).await.expect("read").is_some());
-    let unknown = w.store.activate_campaign(CampaignId::new_random(), w.clock.now()).await.expect_err("unknown");
-    assert_eq!(unknown.code(), ErrorCode::NotFound);
+    let unknown = w.store.change_campaign_status(
+        CampaignId::new_random(),
+        &[CampaignStatus::Draft],
+        CampaignStatus::Active,
+        w.clock.now(),
+    );
+    assert!(unknown.await.expect("changed nothing").is_none());
+}
+
+async fn stored_campaign<S: Store>(w: &World<S>, partner: &Partner, id: CampaignId) -> Campaign {
+    w.store.campaign_overview(partner.workspace, id).await.expect("read").expect("found").campaign
 }
 
 pub(super) async fn counts_of<S: Store>(
@@ -212,10 +221,16 @@ pub async fn campaign_status_changes_follow_the_lifecycle_and_the_list_follows_t
         change(live.id, Transition::Resume).await.expect("as it is").overview.campaign.status,
         CampaignStatus::Active
     );
+    let paused = change(live.id, Transition::Pause).await.expect("paused").overview.campaign;
     assert_eq!(
-        change(live.id, Transition::Pause).await.expect("paused").overview.campaign.status,
-        CampaignStatus::Paused
+        (paused.status, &paused),
+        (CampaignStatus::Paused, &stored_campaign(&w, &partner, live.id).await),
+        "answered as stored"
     );
+    let resumed = change(live.id, Transition::Resume).await.expect("resumed").overview.campaign;
+    assert_eq!((resumed.status, resumed.launched_at), (CampaignStatus::Active, live.launched_at));
+    assert!(live.launched_at.is_some(), "resuming keeps the first launch's time");
+    change(live.id, Transition::Pause).await.expect("paused again");
     assert_eq!(
         change(live.id, Transition::Pause).await.expect("as it is").overview.campaign.status,
         CampaignStatus::Paused
@@ -223,8 +238,11 @@ pub async fn campaign_status_changes_follow_the_lifecycle_and_the_list_follows_t
     let relaunch = w.campaigns.launch(&partner.principal, None, live.id).await.expect_err("paused, not a draft");
     assert_eq!(relaunch.code(), ErrorCode::Conflict);
     let closed = change(draft.id, Transition::Close).await.expect("a draft can be closed").overview.campaign;
-    assert_eq!(closed.status, CampaignStatus::Closed);
-    assert!(closed.closed_at.is_some());
+    assert_eq!(
+        (closed.status, closed.closed_at, closed.launched_at),
+        (CampaignStatus::Closed, Some(w.clock.now()), None)
+    );
+    assert_eq!(closed, stored_campaign(&w, &partner, draft.id).await, "answered as stored");
     for refused in [Transition::Pause, Transition::Resume] {
         assert_eq!(change(draft.id, refused).await.expect_err("closing is final").code(), ErrorCode::Conflict);
     }

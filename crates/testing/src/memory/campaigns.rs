@@ -81,16 +81,6 @@ impl CampaignRepository for MemoryStore {
             .cloned())
     }
 
-    async fn activate_campaign(&self, id: CampaignId, at: OffsetDateTime) -> Result<Campaign> {
-        let mut state = self.state();
-        let campaign = state.campaigns.get_mut(&id).ok_or_else(|| Error::not_found("campaign"))?;
-        if campaign.status == CampaignStatus::Draft {
-            campaign.status = CampaignStatus::Active;
-            campaign.launched_at = Some(at);
-        }
-        Ok(campaign.clone())
-    }
-
     async fn list_campaigns(
         &self,
         workspace: WorkspaceId,
@@ -119,16 +109,19 @@ impl CampaignRepository for MemoryStore {
         from: &[CampaignStatus],
         to: CampaignStatus,
         at: OffsetDateTime,
-    ) -> Result<bool> {
+    ) -> Result<Option<Campaign>> {
         let mut state = self.state();
         let Some(campaign) = state.campaigns.get_mut(&id).filter(|c| from.contains(&c.status)) else {
-            return Ok(false);
+            return Ok(None);
         };
         campaign.status = to;
+        if to == CampaignStatus::Active && campaign.launched_at.is_none() {
+            campaign.launched_at = Some(at);
+        }
         if to == CampaignStatus::Closed {
             campaign.closed_at = Some(at);
         }
-        Ok(true)
+        Ok(Some(campaign.clone()))
     }
 
     async fn upsert_respondents(

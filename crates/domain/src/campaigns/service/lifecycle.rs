@@ -1,6 +1,7 @@
-//! The partner's campaign list, and pausing, resuming and closing a campaign.
+//! The partner's campaign list, and a campaign's lifecycle: launching, pausing, resuming and
+//! closing it, each with one read of the campaign and one update.
 
-use crate::campaigns::models::{CampaignStatus, ListedCampaign, Transition};
+use crate::campaigns::models::{CampaignOverview, CampaignStatus, ListedCampaign, Transition};
 use crate::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenCodec, SurveyGenerator};
 use crate::campaigns::service::{CampaignView, Campaigns};
 use crate::error::{Error, ErrorCode, Result};
@@ -19,6 +20,66 @@ where
     K: Clock,
     T: LaunchTokenCodec,
 {
+    /// Makes a launch-ready campaign `ACTIVE`; launching an active campaign again changes nothing.
+    ///
+    /// # Errors
+    /// `InsufficientPermission` without `channel:provision`; workspace resolution errors;
+    /// `NotFound`; `NotLaunchReady` naming the blockers; port errors.
+    pub async fn launch(
+        &self,
+        principal: &Principal,
+        workspace_header: Option<&str>,
+        id: CampaignId,
+    ) -> Result<CampaignOverview> {
+        principal.require_scope(Scope::PROVISION)?;
+        let workspace = principal.resolve_workspace(workspace_header)?;
+        let overview = self.repo.campaign_overview(workspace, id).await?.ok_or_else(|| Error::not_found("campaign"))?;
+        match overview.campaign.status {
+            CampaignStatus::Draft => {}
+            CampaignStatus::Active => return Ok(overview),
+            CampaignStatus::Paused => {
+                return Err(Error::refused(
+                    ErrorCode::Conflict,
+                    "the campaign is PAUSED: it was launched already; resume it with POST /campaigns/{id}/resume",
+                ));
+            }
+            CampaignStatus::Closed => {
+                return Err(Error::refused(
+                    ErrorCode::Conflict,
+                    "the campaign is CLOSED: a closed campaign cannot launch again",
+                ));
+            }
+        }
+        let blockers = overview.blockers(&self.message_channels);
+        if !blockers.is_empty() {
+            let named: Vec<String> = blockers.iter().map(|b| format!("{} ({})", b.code, b.description)).collect();
+            return Err(Error::refused(
+                ErrorCode::NotLaunchReady,
+                format!("the campaign cannot launch yet: {}", named.join("; ")),
+            ));
+        }
+        let mut overview = overview;
+        match self
+            .repo
+            .change_campaign_status(id, &[CampaignStatus::Draft], CampaignStatus::Active, self.clock.now())
+            .await?
+        {
+            Some(launched) => overview.campaign = launched,
+            // Launched by a request of its own meanwhile: as launching again, nothing to change.
+            None => {
+                overview =
+                    self.repo.campaign_overview(workspace, id).await?.ok_or_else(|| Error::not_found("campaign"))?;
+                if overview.campaign.status != CampaignStatus::Active {
+                    return Err(Error::refused(
+                        ErrorCode::Conflict,
+                        "the campaign changed status meanwhile; read it and try again",
+                    ));
+                }
+            }
+        }
+        Ok(overview)
+    }
+
     /// A page of the workspace's campaigns, oldest first, of one status when `status` is given;
     /// campaigns created while a partner pages land on later pages.
     ///
@@ -75,8 +136,10 @@ where
             if to == from {
                 return Ok(view);
             }
-            if self.repo.change_campaign_status(id, &[from], to, self.clock.now()).await? {
-                return self.get(principal, workspace_header, id).await;
+            if let Some(changed) = self.repo.change_campaign_status(id, &[from], to, self.clock.now()).await? {
+                let mut view = view;
+                view.overview.campaign = changed;
+                return Ok(view);
             }
         }
         Err(Error::refused(ErrorCode::Conflict, "the campaign changed status meanwhile; read it and try again"))

@@ -58,7 +58,7 @@ pub struct Campaigns<R, G, C, K, T> {
     pub(super) clock: K,
     tokens: T,
     survey_url: String,
-    message_channels: Vec<DeliveryChannel>,
+    pub(super) message_channels: Vec<DeliveryChannel>,
     copies: CampaignCopies,
 }
 
@@ -297,48 +297,6 @@ where
             }
         }
         Ok(done)
-    }
-
-    /// Makes a launch-ready campaign `ACTIVE`; launching an active campaign again changes nothing.
-    ///
-    /// # Errors
-    /// `InsufficientPermission` without `channel:provision`; workspace resolution errors;
-    /// `NotFound`; `NotLaunchReady` naming the blockers; port errors.
-    pub async fn launch(
-        &self,
-        principal: &Principal,
-        workspace_header: Option<&str>,
-        id: CampaignId,
-    ) -> Result<CampaignOverview> {
-        principal.require_scope(Scope::PROVISION)?;
-        let workspace = principal.resolve_workspace(workspace_header)?;
-        let overview = self.repo.campaign_overview(workspace, id).await?.ok_or_else(|| Error::not_found("campaign"))?;
-        match overview.campaign.status {
-            CampaignStatus::Draft => {}
-            CampaignStatus::Active => return Ok(overview),
-            CampaignStatus::Paused => {
-                return Err(Error::refused(
-                    ErrorCode::Conflict,
-                    "the campaign is PAUSED: it was launched already; resume it with POST /campaigns/{id}/resume",
-                ));
-            }
-            CampaignStatus::Closed => {
-                return Err(Error::refused(
-                    ErrorCode::Conflict,
-                    "the campaign is CLOSED: a closed campaign cannot launch again",
-                ));
-            }
-        }
-        let blockers = overview.blockers(&self.message_channels);
-        if !blockers.is_empty() {
-            let named: Vec<String> = blockers.iter().map(|b| format!("{} ({})", b.code, b.description)).collect();
-            return Err(Error::refused(
-                ErrorCode::NotLaunchReady,
-                format!("the campaign cannot launch yet: {}", named.join("; ")),
-            ));
-        }
-        self.repo.activate_campaign(id, self.clock.now()).await?;
-        self.repo.campaign_overview(workspace, id).await?.ok_or_else(|| Error::not_found("campaign"))
     }
 
     /// Mints a single-use link of about ten minutes: `/p/<code>?lt=` for an open campaign,

@@ -8,7 +8,7 @@ use crate::analysis::models::{ModelInfo, Rejection};
 use crate::campaigns::models::{CampaignStatus, QuestionKind};
 use crate::error::{Error, Result};
 use crate::ids::{ApiKeyId, CampaignId, EventId, ExportId, WorkspaceId};
-use crate::results::models::{CampaignResults, Csat, LabelCount, QuestionResult, ThemeCount};
+use crate::results::models::{CampaignResults, Csat, LabelCount, QuestionResult, ThemeCount, Transcript};
 use crate::webhooks::models::{EventType, NewEvent};
 use serde_json::{Map, json};
 
@@ -310,12 +310,6 @@ pub const EXCLUSIONS: [Exclusion; 3] = [
         reason: "The composite index is not computed; its inputs are given separately in the study block.",
     },
 ];
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Transcript {
-    pub question_id: String,
-    pub text: String,
-}
 
 impl ExportDocument {
     /// The document of `results` (computed for the whole campaign, floor applied) written in

@@ -123,6 +123,14 @@ pub struct AnalyzedSession {
     pub answers: Vec<AnalyzedAnswer>,
 }
 
+/// One text answer of an accepted session, redacted of contact details, as a transcript export
+/// carries it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transcript {
+    pub question_id: String,
+    pub text: String,
+}
+
 /// What the store gives the results computation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResultsInput {
