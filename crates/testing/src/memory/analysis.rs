@@ -33,16 +33,8 @@ impl AnalysisRepository for MemoryStore {
             .map(|(id, _)| *id)
             .collect();
         behind.sort();
-        let mut claimed = Vec::new();
-        for session in due.into_iter().map(|(_, session)| session).chain(behind).take(limit as usize) {
-            if let Some(job) = state.analysis_jobs.get_mut(&session) {
-                let token = Uuid::new_v4();
-                job.claim = Some(token);
-                job.due_at = Some(lease_until);
-                claimed.push(AnalysisJob { session, claim_token: token, attempts: job.attempts });
-            }
-        }
-        Ok(claimed)
+        let picked = due.into_iter().map(|(_, session)| session).chain(behind).take(limit as usize);
+        Ok(state.claim_jobs(picked, lease_until))
     }
 
     async fn analysis_input(&self, session: SessionId) -> Result<Option<SessionInput>> {
@@ -137,16 +129,7 @@ impl AnalysisRepository for MemoryStore {
         }
         let mut stale: Vec<SessionId> = state.stale_analyses().map(|(id, _)| *id).collect();
         stale.sort();
-        let mut claimed = Vec::new();
-        for session in stale.into_iter().take(limit as usize) {
-            if let Some(job) = state.analysis_jobs.get_mut(&session) {
-                let token = Uuid::new_v4();
-                job.claim = Some(token);
-                job.due_at = Some(lease_until);
-                claimed.push(AnalysisJob { session, claim_token: token, attempts: job.attempts });
-            }
-        }
-        Ok(claimed)
+        Ok(state.claim_jobs(stale.into_iter().take(limit as usize), lease_until))
     }
 
     async fn requeue_analyses(&self, campaign: CampaignId, now: OffsetDateTime) -> Result<Option<u64>> {

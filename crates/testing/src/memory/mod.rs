@@ -261,6 +261,28 @@ impl State {
         self.sessions.get_mut(&id).ok_or_else(|| Error::not_found("session"))
     }
 
+    /// Claims each of `sessions`' jobs under a fresh token, held until `lease_until`.
+    fn claim_jobs(
+        &mut self,
+        sessions: impl Iterator<Item = SessionId>,
+        lease_until: OffsetDateTime,
+    ) -> Vec<pulse_domain::analysis::models::AnalysisJob> {
+        let mut claimed = Vec::new();
+        for session in sessions {
+            if let Some(job) = self.analysis_jobs.get_mut(&session) {
+                let token = Uuid::new_v4();
+                job.claim = Some(token);
+                job.due_at = Some(lease_until);
+                claimed.push(pulse_domain::analysis::models::AnalysisJob {
+                    session,
+                    claim_token: token,
+                    attempts: job.attempts,
+                });
+            }
+        }
+        claimed
+    }
+
     fn pending_reanalysis(&self, campaign: CampaignId) -> u64 {
         self.stale_analyses().filter(|(_, job)| job.campaign == campaign).count() as u64
     }
