@@ -44,6 +44,7 @@ impl Flush for AttemptRecords {
             return record(&mut conn, attempts).await.map_err(from_diesel);
         }
         conn.transaction::<_, DieselError, _>(async |conn| {
+            lock_in_order(conn, attempts).await?;
             let recorded = record(conn, attempts).await?;
             for (subscription, steps) in runs_in_turn(attempts, &recorded) {
                 for step in steps {
@@ -60,6 +61,28 @@ impl Flush for AttemptRecords {
     }
 }
 
+/// Locks the group's deliveries, then every endpoint it names at once: [`record`] alone locks only
+/// the endpoints whose run it ends, and the runs counted after it would lock the others later, out
+/// of order with a group written at the same time.
+async fn lock_in_order(
+    conn: &mut AsyncPgConnection,
+    attempts: &[AttemptRecord],
+) -> std::result::Result<(), DieselError> {
+    let deliveries: Vec<Uuid> = attempts.iter().map(|a| a.delivery.0).collect();
+    sql_query("SELECT 1 FROM webhook_deliveries WHERE id = ANY ($1) ORDER BY position FOR UPDATE")
+        .bind::<Array<SqlUuid>, _>(&deliveries)
+        .cached()
+        .execute(conn)
+        .await?;
+    let endpoints: Vec<Uuid> = attempts.iter().map(|a| a.subscription.0).collect();
+    sql_query("SELECT 1 FROM webhook_subscriptions WHERE id = ANY ($1) ORDER BY id FOR UPDATE")
+        .bind::<Array<SqlUuid>, _>(&endpoints)
+        .cached()
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 #[derive(QueryableByName)]
 struct RecordedRow {
     /// The attempt's place in the group, from 1.
@@ -67,9 +90,10 @@ struct RecordedRow {
     ord: i64,
 }
 
-/// Records the attempts whose claim still holds and answers which did. An endpoint reached by a
-/// recorded delivery ends its run of DEAD deliveries, unless the group also holds a DEAD delivery
-/// of it: then [`runs_in_turn`] counts that endpoint's run, in the group's order.
+/// Records the attempts whose claim still holds and answers which did, locking their deliveries
+/// in the order of their position. An endpoint reached by a recorded delivery ends its run of DEAD
+/// deliveries, unless the group also holds a DEAD delivery of it: then [`runs_in_turn`] counts
+/// that endpoint's run, in the group's order.
 async fn record(
     conn: &mut AsyncPgConnection,
     attempts: &[AttemptRecord],
@@ -80,13 +104,17 @@ async fn record(
                 $7::timestamptz[], $8::int[], $9::text[], $10::int[])
                 WITH ORDINALITY AS i (delivery_id, token, subscription_id, status, attempt, attempted_at,
                     next_attempt_at, status_code, error, duration_ms, ord)
+        ), held AS MATERIALIZED (
+            SELECT d.id FROM webhook_deliveries d JOIN input i ON d.id = i.delivery_id AND d.claim_token = i.token
+            ORDER BY d.position
+            FOR UPDATE OF d
         ), updated AS (
             UPDATE webhook_deliveries d SET status = i.status, attempts = i.attempt,
                 next_attempt_at = i.next_attempt_at, last_status_code = i.status_code, last_error = i.error,
                 delivered_at = CASE WHEN i.status = 'DELIVERED' THEN i.attempted_at ELSE d.delivered_at END,
                 claim_token = NULL
             FROM input i
-            WHERE d.id = i.delivery_id AND d.claim_token = i.token
+            WHERE d.id = i.delivery_id AND d.claim_token = i.token AND d.id IN (SELECT id FROM held)
             RETURNING i.*
         ), logged AS (
             INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
@@ -187,8 +215,16 @@ async fn count_dead(conn: &mut AsyncPgConnection, attempt: &AttemptRecord) -> st
 #[cfg(test)]
 mod tests {
     use super::*;
+    use diesel_async::SimpleAsyncConnection as _;
     use pulse_domain::ids::{DeliveryId, WebhookId};
+    use pulse_domain::shared::clock::Clock as _;
+    use pulse_testing::contract::World;
+    use pulse_testing::contract::webhooks::{endpoint_with, settle};
     use time::OffsetDateTime;
+
+    use crate::rows::IdRow;
+    use crate::test_db::{TestDatabase, until_settled};
+    use crate::{PoolSettings, connect};
 
     fn attempt(subscription: u128, status: DeliveryStatus) -> AttemptRecord {
         AttemptRecord {
@@ -204,6 +240,62 @@ mod tests {
             duration_ms: 0,
             disable_reason: String::new(),
         }
+    }
+
+    /// A redelivery locks an endpoint's deliveries in the order of their position; a group locking
+    /// them in its own order could hold a later one while waiting for an earlier one the
+    /// redelivery holds, as the redelivery waits for the later one.
+    #[tokio::test]
+    async fn a_group_locks_its_deliveries_in_the_order_of_their_position() {
+        let database = TestDatabase::create().await;
+        let store = connect(database.url(), &PoolSettings::default()).expect("a pool");
+        let w = World::new(store);
+        let partner = w.partner("Acme").await;
+        endpoint_with(&w, &partner, 2).await;
+        let claimed = settle(&w, w.clock.now(), &[None, None]).await;
+        let mut watcher = AsyncPgConnection::establish(database.url()).await.expect("a connection");
+        let in_order: Vec<IdRow> =
+            sql_query("SELECT id FROM webhook_deliveries ORDER BY position").load(&mut watcher).await.expect("read");
+        let [first, second] = [in_order[0].id, in_order[1].id];
+        let record_of = |id: Uuid| {
+            let delivery = claimed.iter().find(|d| d.id.0 == id).expect("claimed");
+            AttemptRecord {
+                delivery: delivery.id,
+                claim_token: delivery.claim_token,
+                subscription: delivery.subscription_id,
+                attempt: 1,
+                attempted_at: w.clock.now(),
+                status: DeliveryStatus::Delivered,
+                next_attempt_at: None,
+                status_code: Some(204),
+                error: None,
+                duration_ms: 3,
+                disable_reason: String::new(),
+            }
+        };
+        let group = [record_of(second), record_of(first)];
+
+        let mut holder = AsyncPgConnection::establish(database.url()).await.expect("a connection");
+        holder
+            .batch_execute(&format!("BEGIN; SELECT 1 FROM webhook_deliveries WHERE id = '{first}' FOR UPDATE"))
+            .await
+            .expect("locked");
+        let recording = tokio::spawn({
+            let url = database.url().to_owned();
+            async move {
+                let mut conn = AsyncPgConnection::establish(&url).await.expect("a connection");
+                record(&mut conn, &group).await.expect("recorded")
+            }
+        });
+        until_settled(&mut watcher, 1, || i64::from(recording.is_finished())).await;
+        watcher
+            .batch_execute(&format!(
+                "BEGIN; SELECT 1 FROM webhook_deliveries WHERE id = '{second}' FOR UPDATE NOWAIT; COMMIT"
+            ))
+            .await
+            .expect("the group held the later delivery while it waited for the earlier one");
+        holder.batch_execute("COMMIT").await.expect("released");
+        assert_eq!(recording.await.expect("joined"), [true, true]);
     }
 
     #[test]

@@ -2,6 +2,10 @@
 //! their fact (`outbox`); workers claim due deliveries with `FOR UPDATE SKIP LOCKED` under a
 //! lease, so replicas never claim the same one and a dead worker's claim runs out; attempts are
 //! recorded in groups by `attempts`.
+//!
+//! A writer that locks several rows locks deliveries in the order of their position, then
+//! endpoints in the order of their id: redeliveries, the purge, attempts and an endpoint's
+//! deletion then never wait for one another in a cycle.
 
 pub(crate) mod attempts;
 mod deliveries;
@@ -203,14 +207,28 @@ impl WebhookRepository for PgStore {
     }
 
     async fn delete_subscription(&self, workspace: WorkspaceId, id: WebhookId) -> Result<bool> {
-        let deleted = sql_query("DELETE FROM webhook_subscriptions WHERE id = $1 AND workspace_id = $2")
+        let mut conn = self.conn().await?;
+        conn.transaction::<_, TxError, _>(async |conn| {
+            // The cascade would lock the deliveries after the endpoint, in no set order.
+            sql_query(
+                "SELECT 1 FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+                WHERE s.id = $1 AND s.workspace_id = $2 ORDER BY d.position FOR UPDATE OF d",
+            )
             .bind::<SqlUuid, _>(id.0)
             .bind::<SqlUuid, _>(workspace.0)
             .cached()
-            .execute(&mut self.conn().await?)
-            .await
-            .map_err(from_diesel)?;
-        Ok(deleted > 0)
+            .execute(conn)
+            .await?;
+            let deleted = sql_query("DELETE FROM webhook_subscriptions WHERE id = $1 AND workspace_id = $2")
+                .bind::<SqlUuid, _>(id.0)
+                .bind::<SqlUuid, _>(workspace.0)
+                .cached()
+                .execute(conn)
+                .await?;
+            Ok(deleted > 0)
+        })
+        .await
+        .map_err(Error::from)
     }
 
     async fn queue_test_event(
