@@ -8,9 +8,12 @@ use pulse_domain::webhooks::models::{
     CLAIM_BATCH, DISABLE_AFTER_DEAD, DeliveryStatus, EVENT_PURGE_BATCH, EVENT_RETENTION, PostOutcome, RedeliveryInput,
     RedeliveryView, SECRET_PREFIX, Subscription, SubscriptionInput, SubscriptionPatch,
 };
+use pulse_domain::webhooks::service::{Dispatched, Pace};
 use pulse_testing::fakes::TestCrypto;
 use secrecy::ExposeSecret as _;
 use serde_json::{Value, json};
+use std::cell::{Cell, RefCell};
+use std::future::ready;
 use time::Duration;
 
 // Webhooks.
@@ -181,6 +184,35 @@ fn finished_events_are_forgotten_after_thirty_days_and_open_ones_kept() {
     let left = deliveries(&w, &p, &subscription);
     assert_eq!(left.len(), 1);
     assert_eq!(left[0].status, DeliveryStatus::Failed, "a delivery still to attempt keeps its event");
+}
+
+#[test]
+fn the_worker_claims_whenever_there_is_room_and_rests_after_a_short_claim() {
+    let w = world();
+    let p = partner(&w, true);
+    let (subscription, _) = subscribe(&w, &p, &[]);
+    for _ in 0..250 {
+        block_on(w.webhooks.simulate(&p.principal, None, subscription.id)).expect("queued");
+    }
+    let pace = Pace { batch: 100, attempts_in_flight: 150, poll_every: Duration::seconds(5) };
+    let (claims, rests, attempted) = (RefCell::new(Vec::new()), RefCell::new(Vec::new()), Cell::new(0));
+    let rest = |pause| {
+        rests.borrow_mut().push(pause);
+        ready(())
+    };
+    let report = |event| match event {
+        Dispatched::Claimed(n) => claims.borrow_mut().push(n),
+        Dispatched::Attempted(a) => {
+            assert_eq!(a.status, DeliveryStatus::Delivered);
+            attempted.set(attempted.get() + 1);
+        }
+        Dispatched::ClaimFailed(error) | Dispatched::Unrecorded(_, error) => panic!("{error}"),
+    };
+    block_on(w.dispatcher.run(&pace, || rests.borrow().is_empty(), rest, report));
+    assert_eq!(*claims.borrow(), [100, 100, 50], "another batch once the first left room for it");
+    assert_eq!(*rests.borrow(), [Duration::seconds(5)], "a rest after the claim that came short");
+    assert_eq!(attempted.get(), 250, "told to stop, it finished every attempt under way");
+    assert_eq!(w.transport.sent().len(), 250);
 }
 
 #[test]

@@ -6,16 +6,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use actix_web::web;
-use tokio::task::{JoinError, JoinSet};
-use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use pulse_domain::analysis::models::{ANALYSIS_BATCH, AnalysisOutcome, AnalysisSummary};
 use pulse_domain::exports::models::EXPORT_BATCH;
-use pulse_domain::ids::DeliveryId;
 use pulse_domain::outreach::models::MESSAGE_BATCH;
-use pulse_domain::webhooks::models::{AttemptSummary, CLAIM_BATCH, DELIVERIES_IN_FLIGHT};
+use pulse_domain::webhooks::models::{CLAIM_BATCH, DELIVERIES_IN_FLIGHT};
+use pulse_domain::webhooks::service::{Dispatched, Pace};
 
 use crate::platform::{ServerAnalysis, ServerDispatcher, ServerState};
 
@@ -89,55 +87,41 @@ where
     }
 }
 
-/// Sends due webhook deliveries, keeping up to [`DELIVERIES_IN_FLIGHT`] attempts going at once: it
-/// claims another batch as soon as there is room for one, so a slow endpoint holds only its own
-/// slot, never the deliveries claimed after it. When a claim finds fewer than it asked for (or
-/// fails), the worker looks again after `poll_every`. A stop lets the attempts in flight finish
-/// (each send is bounded by its timeout). Any number of replicas may run a worker: their claims
-/// never overlap.
+/// Sends due webhook deliveries through the dispatcher's own loop (`Dispatcher::run`), keeping
+/// up to [`DELIVERIES_IN_FLIGHT`] attempts going, and looking again after `poll_every` when a
+/// claim finds fewer than it asked for. A stop lets the attempts in flight finish (each send is
+/// bounded by its timeout). Any number of replicas may run a worker: their claims never overlap.
 pub async fn deliver_webhooks(dispatcher: Arc<ServerDispatcher>, stop: CancellationToken, poll_every: Duration) {
-    let batch = CLAIM_BATCH as usize;
-    let mut in_flight = JoinSet::new();
-    let mut look_at = Instant::now();
-    while !stop.is_cancelled() {
-        let room = in_flight.len() + batch <= DELIVERIES_IN_FLIGHT;
-        if room && Instant::now() >= look_at {
-            match dispatcher.claim(CLAIM_BATCH).await {
-                Ok(claimed) => {
-                    if claimed.len() < batch {
-                        look_at = Instant::now() + poll_every;
-                    }
-                    for delivery in claimed {
-                        let dispatcher = Arc::clone(&dispatcher);
-                        in_flight.spawn(async move { (delivery.id, dispatcher.attempt(&delivery).await) });
-                    }
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "claiming webhook deliveries failed");
-                    look_at = Instant::now() + poll_every;
-                }
+    let pace = Pace {
+        batch: CLAIM_BATCH,
+        attempts_in_flight: DELIVERIES_IN_FLIGHT,
+        poll_every: time::Duration::try_from(poll_every).unwrap_or(time::Duration::SECOND),
+    };
+    let rest = |pause: time::Duration| {
+        let stop = stop.clone();
+        async move {
+            tokio::select! {
+                () = stop.cancelled() => {}
+                () = tokio::time::sleep(pause.unsigned_abs()) => {}
             }
-            continue;
         }
-        tokio::select! {
-            () = stop.cancelled() => {}
-            Some(joined) = in_flight.join_next() => log_attempt(joined),
-            () = tokio::time::sleep_until(look_at), if room => {}
-        }
-    }
-    while let Some(joined) = in_flight.join_next().await {
-        log_attempt(joined);
-    }
+    };
+    dispatcher.run(&pace, || !stop.is_cancelled(), rest, log_dispatched).await;
 }
 
-fn log_attempt(joined: Result<(DeliveryId, pulse_domain::Result<AttemptSummary>), JoinError>) {
-    let outcome = match &joined {
-        Ok((_, Ok(a))) => a.status.as_str(),
-        Ok((_, Err(_))) | Err(_) => "unrecorded",
+fn log_dispatched(event: Dispatched) {
+    let outcome = match &event {
+        Dispatched::Claimed(_) => return,
+        Dispatched::ClaimFailed(error) => {
+            tracing::warn!(%error, "claiming webhook deliveries failed");
+            return;
+        }
+        Dispatched::Attempted(a) => a.status.as_str(),
+        Dispatched::Unrecorded(..) => "unrecorded",
     };
     metrics::counter!("pulse_webhook_attempts_total", "outcome" => outcome).increment(1);
-    match joined {
-        Ok((_, Ok(a))) => tracing::info!(
+    match event {
+        Dispatched::Attempted(a) => tracing::info!(
             delivery = %a.delivery,
             event_type = a.event_type.as_str(),
             attempt = a.attempt,
@@ -148,8 +132,10 @@ fn log_attempt(joined: Result<(DeliveryId, pulse_domain::Result<AttemptSummary>)
             "webhook attempt"
         ),
         // The delivery stays claimed until its lease ends, then is sent again.
-        Ok((delivery, Err(error))) => tracing::warn!(%delivery, %error, "recording a webhook attempt failed"),
-        Err(error) => tracing::error!(%error, "a webhook attempt panicked"),
+        Dispatched::Unrecorded(delivery, error) => {
+            tracing::warn!(%delivery, %error, "recording a webhook attempt failed")
+        }
+        Dispatched::Claimed(_) | Dispatched::ClaimFailed(_) => {}
     }
 }
 

@@ -1,6 +1,12 @@
 //! The delivery worker: claims due deliveries, signs, posts and records each attempt.
 
-use crate::error::Result;
+use std::cell::Cell;
+use std::future::{Future, poll_fn, ready};
+use std::pin::Pin;
+use std::task::Poll;
+
+use crate::error::{Error, Result};
+use crate::ids::DeliveryId;
 use crate::shared::clock::Clock;
 use crate::shared::crypto::Crypto;
 use crate::webhooks::models::{
@@ -8,7 +14,8 @@ use crate::webhooks::models::{
     PostOutcome, RetrySchedule, envelope, secret_seal_context,
 };
 use crate::webhooks::ports::{WebhookRepository, WebhookTransport};
-use futures_util::future::join_all;
+use futures_util::StreamExt as _;
+use futures_util::stream::FuturesUnordered;
 use time::{Duration, OffsetDateTime};
 
 /// The `X-SVC-Signature` value: `t=<unix>` and one `v1=<hex HMAC-SHA256 of "<t>.<body>">` per
@@ -152,12 +159,138 @@ where
         })
     }
 
-    /// Claims due deliveries and attempts them all at once.
+    /// Keeps up to `pace.attempts_in_flight` attempts going: claims another `pace.batch` whenever that
+    /// leaves room, so a slow endpoint holds only its own attempt, never the deliveries claimed
+    /// after it. When a claim finds fewer than it asked for (or fails), it rests for
+    /// `pace.poll_every` (`rest` makes the pause) while the attempts go on. Before each claim it
+    /// asks `keep_going`; once that says no, it finishes the attempts under way and returns. Every
+    /// claim and attempt is told to `report` as it ends.
+    pub async fn run<W>(
+        &self,
+        pace: &Pace,
+        keep_going: impl Fn() -> bool,
+        rest: impl Fn(Duration) -> W,
+        mut report: impl FnMut(Dispatched),
+    ) where
+        W: Future<Output = ()>,
+    {
+        let batch = usize::try_from(pace.batch).unwrap_or(usize::MAX);
+        let attempt = |delivery: ClaimedDelivery| async move {
+            let outcome = self.attempt(&delivery).await;
+            (delivery.id, outcome)
+        };
+        let mut attempts = FuturesUnordered::new();
+        let mut claiming = None;
+        let mut resting: Option<Pin<Box<W>>> = None;
+        loop {
+            let room = attempts.is_empty() || attempts.len() + batch <= pace.attempts_in_flight;
+            if claiming.is_none() && resting.is_none() && room {
+                if !keep_going() {
+                    break;
+                }
+                claiming = Some(Box::pin(self.claim(pace.batch)));
+            }
+            let turn = poll_fn(|cx| {
+                if let Some(claim) = claiming.as_mut()
+                    && let Poll::Ready(claimed) = claim.as_mut().poll(cx)
+                {
+                    claiming = None;
+                    return Poll::Ready(Turn::Claimed(claimed));
+                }
+                if let Some(pause) = resting.as_mut()
+                    && pause.as_mut().poll(cx).is_ready()
+                {
+                    resting = None;
+                    return Poll::Ready(Turn::Rested);
+                }
+                match attempts.poll_next_unpin(cx) {
+                    Poll::Ready(Some((delivery, outcome))) => Poll::Ready(Turn::Attempted(delivery, outcome)),
+                    Poll::Ready(None) | Poll::Pending => Poll::Pending,
+                }
+            })
+            .await;
+            match turn {
+                Turn::Claimed(Ok(claimed)) => {
+                    if claimed.len() < batch {
+                        resting = Some(Box::pin(rest(pace.poll_every)));
+                    }
+                    report(Dispatched::Claimed(claimed.len()));
+                    attempts.extend(claimed.into_iter().map(attempt));
+                }
+                Turn::Claimed(Err(error)) => {
+                    resting = Some(Box::pin(rest(pace.poll_every)));
+                    report(Dispatched::ClaimFailed(error));
+                }
+                Turn::Rested => {}
+                Turn::Attempted(delivery, outcome) => report(Dispatched::attempted(delivery, outcome)),
+            }
+        }
+        while let Some((delivery, outcome)) = attempts.next().await {
+            report(Dispatched::attempted(delivery, outcome));
+        }
+    }
+
+    /// One claim of up to `limit` due deliveries, all attempted at once: [`Dispatcher::run`] held
+    /// to a single turn.
     ///
     /// # Errors
     /// Port errors of the claim; an attempt's failure to record is reported after all have run.
     pub async fn deliver_due(&self, limit: u32) -> Result<Vec<AttemptSummary>> {
-        let claimed = self.claim(limit).await?;
-        join_all(claimed.iter().map(|d| self.attempt(d))).await.into_iter().collect()
+        let pace = Pace {
+            batch: limit,
+            attempts_in_flight: usize::try_from(limit).unwrap_or(usize::MAX),
+            poll_every: Duration::ZERO,
+        };
+        let claimed = Cell::new(false);
+        let mut attempted = Vec::new();
+        let mut failure = None;
+        let report = |event| match event {
+            Dispatched::Claimed(_) => claimed.set(true),
+            Dispatched::ClaimFailed(error) | Dispatched::Unrecorded(_, error) => {
+                claimed.set(true);
+                failure.get_or_insert(error);
+            }
+            Dispatched::Attempted(summary) => attempted.push(summary),
+        };
+        self.run(&pace, || !claimed.get(), |_| ready(()), report).await;
+        failure.map_or(Ok(attempted), Err)
     }
+}
+
+/// How a worker paces its claims.
+#[derive(Clone, Debug)]
+pub struct Pace {
+    /// Deliveries one claim asks for.
+    pub batch: u32,
+    /// Attempts kept going at most.
+    pub attempts_in_flight: usize,
+    /// How long to rest after a claim that found fewer than it asked for.
+    pub poll_every: Duration,
+}
+
+/// What [`Dispatcher::run`] reports as it goes.
+#[derive(Debug)]
+pub enum Dispatched {
+    /// A claim took this many deliveries.
+    Claimed(usize),
+    ClaimFailed(Error),
+    Attempted(AttemptSummary),
+    /// The attempt was made but could not be recorded: the delivery stays claimed until its lease
+    /// ends, then is sent again.
+    Unrecorded(DeliveryId, Error),
+}
+
+impl Dispatched {
+    fn attempted(delivery: DeliveryId, outcome: Result<AttemptSummary>) -> Self {
+        match outcome {
+            Ok(summary) => Self::Attempted(summary),
+            Err(error) => Self::Unrecorded(delivery, error),
+        }
+    }
+}
+
+enum Turn {
+    Claimed(Result<Vec<ClaimedDelivery>>),
+    Rested,
+    Attempted(DeliveryId, Result<AttemptSummary>),
 }
