@@ -14,6 +14,7 @@ use uuid::Uuid;
 
 use crate::rows::IdRow;
 use crate::schema::{app_devices, app_users, erasures, launch_links, sessions};
+use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 
 async fn write_record(
@@ -122,6 +123,7 @@ impl ErasureRepository for PgStore {
                 .bind::<SqlUuid, _>(campaign.0)
                 .bind::<Bytea, _>(ref_digest)
                 .bind::<Timestamptz, _>(record.erased_at)
+                .cached()
                 .get_result(conn)
                 .await
                 .optional()?;
@@ -145,6 +147,7 @@ impl ErasureRepository for PgStore {
                 .bind::<SqlUuid, _>(id)
                 .bind::<Text, _>(Suppression::Erased.as_str())
                 .bind::<Timestamptz, _>(record.erased_at)
+                .cached()
                 .execute(conn)
                 .await?;
                 write_record(conn, record, ErasureKind::Respondent, id).await?;
@@ -237,10 +240,7 @@ mod tests {
         let url = database.url().to_owned();
         let erasure = tokio::spawn(async move {
             let mut conn = AsyncPgConnection::establish(&url).await.expect("a connection");
-            sql_query("DELETE FROM app_devices WHERE id = '00000000-0000-0000-0000-000000000011'")
-                .execute(&mut conn)
-                .await
-                .expect("deleted")
+            diesel::delete(app_devices::table.find(Uuid::from_u128(0x11))).execute(&mut conn).await.expect("deleted")
         });
         let mut watcher = AsyncPgConnection::establish(database.url()).await.expect("a connection");
         until_settled(&mut watcher, 1, || i64::from(erasure.is_finished())).await;

@@ -1,12 +1,18 @@
 //! Hand-written SQL that PostgreSQL prepares once per connection. Diesel marks every `sql_query`
 //! unsafe to cache, so each call is parsed and planned again; [`Cached`] declares a statement's
 //! text fixed (values only ever go in binds), and the connection's statement cache then keys the
-//! prepared statement by that text.
+//! prepared statement by that text. Beside it, the SQL functions the DSL lacks, declared so that
+//! DSL statements need no text fragments.
 
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
-use diesel::sql_types::Untyped;
+use diesel::sql_types::{Nullable, SingleValue, SqlType, Untyped};
 use diesel::{QueryResult, RunQueryDsl};
+
+diesel::define_sql_function! {
+    /// SQL's `coalesce` of two values: the first that is not null.
+    fn coalesce<T: SqlType + SingleValue>(first: Nullable<T>, second: Nullable<T>) -> Nullable<T>;
+}
 
 /// A raw statement, with its binds, whose text never varies with the data.
 #[derive(Debug)]

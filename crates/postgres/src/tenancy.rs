@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 use crate::error::{from_diesel, violated_constraint};
 use crate::schema::{api_key_workspaces, api_keys, businesses, service_accounts, workspaces};
-use crate::statement::Cached as _;
+use crate::statement::{Cached as _, coalesce};
 use crate::store::{PgStore, TxError};
 
 #[derive(Queryable, Selectable, Insertable)]
@@ -207,20 +207,13 @@ impl TenancyRepository for PgStore {
 
     async fn revoke_api_key(&self, prefix: &str, at: OffsetDateTime) -> Result<bool> {
         // Revoking twice keeps the first revocation time.
-        let found: Option<Uuid> =
-            diesel::update(api_keys::table.filter(api_keys::prefix.eq(prefix)))
-                .set(
-                    api_keys::revoked_at.eq(diesel::dsl::sql::<
-                        diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>,
-                    >("COALESCE(revoked_at, ")
-                    .bind::<diesel::sql_types::Timestamptz, _>(at)
-                    .sql(")")),
-                )
-                .returning(api_keys::id)
-                .get_result(&mut self.conn().await?)
-                .await
-                .optional()
-                .map_err(from_diesel)?;
+        let found: Option<Uuid> = diesel::update(api_keys::table.filter(api_keys::prefix.eq(prefix)))
+            .set(api_keys::revoked_at.eq(coalesce(api_keys::revoked_at, at)))
+            .returning(api_keys::id)
+            .get_result(&mut self.conn().await?)
+            .await
+            .optional()
+            .map_err(from_diesel)?;
         Ok(found.is_some())
     }
 

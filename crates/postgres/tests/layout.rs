@@ -126,3 +126,115 @@ fn the_architecture_document_names_every_module() {
     let missing: Vec<&String> = modules.iter().filter(|m| !document.contains(&format!("`{m}`"))).collect();
     assert!(missing.is_empty(), "docs/architecture.md does not name {missing:?}");
 }
+
+/// A screen: a raw statement longer than this lives in a `.sql` file beside its module.
+const SCREEN_LINES: usize = 25;
+
+/// Files whose statements are administration, DDL or test fixtures, which nothing prepares twice.
+const ADMIN_FILES: [&str; 4] = ["migrate", "local", "test_db", "statement"];
+
+/// The code of a file before its test module, which may write fixtures however it likes.
+fn production_code(text: &str) -> &str {
+    text.find("\n#[cfg(test)]").or_else(|| text.find("\n#[cfg(all(test")).map_or(text, |end| &text[..end])
+}
+
+/// The string literals of Rust source (plain and raw), outside comments.
+fn string_literals(code: &str) -> Vec<&str> {
+    let bytes = code.as_bytes();
+    let mut literals = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = code[i..].find('\n').map_or(bytes.len(), |end| i + end);
+            }
+            b'\'' if bytes.get(i + 1) == Some(&b'\\') => {
+                i = code[i + 2..].find('\'').map_or(bytes.len(), |end| i + 2 + end + 1);
+            }
+            b'\'' if bytes.get(i + 2) == Some(&b'\'') => i += 3,
+            b'r' if matches!(bytes.get(i + 1), Some(b'"' | b'#'))
+                && !bytes[i.saturating_sub(1)].is_ascii_alphanumeric() =>
+            {
+                let hashes = bytes[i + 1..].iter().take_while(|b| **b == b'#').count();
+                let start = i + 1 + hashes + 1;
+                let end_marker = format!("\"{}", "#".repeat(hashes));
+                let end = code[start..].find(&end_marker).map_or(bytes.len(), |end| start + end);
+                literals.push(&code[start..end]);
+                i = end + end_marker.len();
+            }
+            b'"' => {
+                let start = i + 1;
+                let mut j = start;
+                while j < bytes.len() && bytes[j] != b'"' {
+                    j += if bytes[j] == b'\\' { 2 } else { 1 };
+                }
+                literals.push(&code[start..j.min(bytes.len())]);
+                i = j + 1;
+            }
+            _ => i += 1,
+        }
+    }
+    literals
+}
+
+/// Raw SQL is either prepared once per connection (`cached()`) or, longer than a screen, read
+/// from a `.sql` file beside its module.
+#[test]
+fn raw_statements_are_cached_and_no_longer_than_a_screen() {
+    for file in read_crate().iter().filter(|f| !ADMIN_FILES.contains(&f.room.as_str())) {
+        let code = production_code(&file.text);
+        for (at, _) in code.match_indices("sql_query(") {
+            let statement = &code[at..];
+            let end = statement.find(".await").or_else(|| statement.find(';')).unwrap_or(statement.len());
+            assert!(
+                statement[..end].contains(".cached()"),
+                "{}: a raw statement is not cached: {}",
+                file.path.display(),
+                statement.lines().next().unwrap_or_default()
+            );
+        }
+        for literal in string_literals(code) {
+            let lines = literal.lines().count();
+            assert!(
+                lines <= SCREEN_LINES,
+                "{}: a {lines}-line statement belongs in a .sql file beside its module: {}",
+                file.path.display(),
+                literal.lines().next().unwrap_or_default()
+            );
+        }
+    }
+}
+
+/// Every `.sql` file of the source is read by its module.
+#[test]
+fn every_sql_file_is_read_by_the_module_beside_it() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut folders = vec![src];
+    let mut sql_files = Vec::new();
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("a source folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "sql") {
+                sql_files.push(path);
+            }
+        }
+    }
+    for sql in sql_files {
+        let name = sql.file_name().expect("a name").to_string_lossy().into_owned();
+        let folder = sql.parent().expect("a folder");
+        let read = std::fs::read_dir(folder).expect("its folder").any(|entry| {
+            let path = entry.expect("an entry").path();
+            path.extension().is_some_and(|e| e == "rs")
+                && std::fs::read_to_string(&path).expect("source").contains(&format!("include_str!(\"{name}\")"))
+        });
+        assert!(read, "{} is read by no module beside it", sql.display());
+    }
+}
+
+#[test]
+fn string_literals_are_found_outside_comments() {
+    let code = "let a = \"one\\\"two\"; // \"not\"\nlet b = r#\"x\"y\"#; let c = '\"'; let d: &'static str = \"z\";";
+    assert_eq!(string_literals(code), ["one\\\"two", "x\"y", "z"]);
+}

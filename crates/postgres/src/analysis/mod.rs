@@ -3,8 +3,11 @@
 //! record the outcome, with the session's results tally, in one transaction with
 //! `feedback.analyzed`.
 
-use diesel::sql_types::{BigInt, Bool, Bytea, Double, Integer, Nullable, Text, Timestamptz, Uuid as SqlUuid};
-use diesel::{OptionalExtension as _, QueryableByName, sql_query};
+use diesel::dsl::exists;
+use diesel::prelude::*;
+use diesel::sql_query;
+use diesel::sql_types::{BigInt, Integer, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use pulse_domain::analysis::models::{AnalysisJob, AnalysisRecord, Rejection, SessionInput};
 use pulse_domain::analysis::ports::AnalysisRepository;
@@ -20,7 +23,10 @@ use uuid::Uuid;
 use crate::error::from_diesel;
 use crate::results::maintain::replace_tally;
 use crate::results::rows::{AnswerRow, StepRow};
-use crate::rows::{self, RowCount, to_i32, to_u32};
+use crate::rows::{self, to_i32, to_u32};
+use crate::schema::{
+    analysis_jobs, analyzer_in_charge, answer_analyses, answers, campaigns, session_analyses, sessions,
+};
 use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 use crate::webhooks::outbox::emit_events;
@@ -31,17 +37,18 @@ fn corrupt(what: &str) -> Error {
 
 /// Queues the analysis of a session completed in the caller's transaction, due at once.
 pub(crate) async fn queue_analysis(conn: &mut AsyncPgConnection, completion: &Completion) -> diesel::QueryResult<()> {
-    sql_query(
-        "INSERT INTO analysis_jobs (session_id, campaign_id, event_id, due_at, created_at)
-         VALUES ($1, $2, $3, $4, $4) ON CONFLICT (session_id) DO NOTHING",
-    )
-    .bind::<SqlUuid, _>(completion.facts.session.0)
-    .bind::<SqlUuid, _>(completion.facts.campaign.0)
-    .bind::<SqlUuid, _>(completion.received_event.0)
-    .bind::<Timestamptz, _>(completion.at)
-    .cached()
-    .execute(conn)
-    .await?;
+    diesel::insert_into(analysis_jobs::table)
+        .values((
+            analysis_jobs::session_id.eq(completion.facts.session.0),
+            analysis_jobs::campaign_id.eq(completion.facts.campaign.0),
+            analysis_jobs::event_id.eq(completion.received_event.0),
+            analysis_jobs::due_at.eq(completion.at),
+            analysis_jobs::created_at.eq(completion.at),
+        ))
+        .on_conflict(analysis_jobs::session_id)
+        .do_nothing()
+        .execute(conn)
+        .await?;
     Ok(())
 }
 
@@ -55,42 +62,22 @@ struct JobRow {
     attempts: i32,
 }
 
-#[derive(QueryableByName)]
+#[derive(Queryable)]
 struct InputRow {
-    #[diesel(sql_type = SqlUuid)]
     campaign_id: Uuid,
-    #[diesel(sql_type = SqlUuid)]
     workspace_id: Uuid,
-    #[diesel(sql_type = Text)]
     code: String,
-    #[diesel(sql_type = Text)]
     language: String,
-    #[diesel(sql_type = Timestamptz)]
     started_at: OffsetDateTime,
-    #[diesel(sql_type = Timestamptz)]
     completed_at: OffsetDateTime,
-    #[diesel(sql_type = Integer)]
     answered: i32,
-    #[diesel(sql_type = Integer)]
     total: i32,
-    #[diesel(sql_type = Integer)]
     exchanges: i32,
-    #[diesel(sql_type = Nullable<SqlUuid>)]
     device_id: Option<Uuid>,
-    #[diesel(sql_type = Nullable<SqlUuid>)]
     app_user_id: Option<Uuid>,
-    #[diesel(sql_type = Nullable<SqlUuid>)]
     app_install_id: Option<Uuid>,
-    #[diesel(sql_type = Nullable<Text>)]
     identity: Option<String>,
-    #[diesel(sql_type = Bool)]
     announced: bool,
-}
-
-#[derive(QueryableByName)]
-struct Held {
-    #[diesel(sql_type = Bool)]
-    held: bool,
 }
 
 impl JobRow {
@@ -165,39 +152,45 @@ impl AnalysisRepository for PgStore {
 
     async fn analysis_input(&self, session: SessionId) -> Result<Option<SessionInput>> {
         let mut conn = self.conn().await?;
-        let found: Option<InputRow> = sql_query(
-            "SELECT s.campaign_id, c.workspace_id, c.code, s.language, s.started_at, s.completed_at, s.answered,
-                    s.total, s.exchanges, s.device_id, s.app_user_id, s.app_install_id, s.identity,
-                    EXISTS (SELECT 1 FROM session_analyses a WHERE a.session_id = s.id) AS announced
-             FROM sessions s JOIN campaigns c ON c.id = s.campaign_id
-             WHERE s.id = $1 AND s.status = 'COMPLETED' AND s.completed_at IS NOT NULL",
-        )
-        .bind::<SqlUuid, _>(session.0)
-        .cached()
-        .get_result(&mut conn)
-        .await
-        .optional()
-        .map_err(from_diesel)?;
+        let found: Option<InputRow> = sessions::table
+            .inner_join(campaigns::table)
+            .filter(sessions::id.eq(session.0))
+            .filter(sessions::status.eq("COMPLETED"))
+            .filter(sessions::completed_at.is_not_null())
+            .select((
+                sessions::campaign_id,
+                campaigns::workspace_id,
+                campaigns::code,
+                sessions::language,
+                sessions::started_at,
+                sessions::completed_at.assume_not_null(),
+                sessions::answered,
+                sessions::total,
+                sessions::exchanges,
+                sessions::device_id,
+                sessions::app_user_id,
+                sessions::app_install_id,
+                sessions::identity,
+                exists(session_analyses::table.filter(session_analyses::session_id.eq(sessions::id))),
+            ))
+            .get_result(&mut conn)
+            .await
+            .optional()
+            .map_err(from_diesel)?;
         let Some(row) = found else { return Ok(None) };
-        let answers: Vec<AnswerRow> = sql_query(
-            "SELECT session_id, question_id, rating, text_sealed, word_count, answered_at FROM answers
-             WHERE session_id = $1 ORDER BY question_id",
-        )
-        .bind::<SqlUuid, _>(session.0)
-        .cached()
-        .load(&mut conn)
-        .await
-        .map_err(from_diesel)?;
-        let earlier: Vec<StepRow> = sql_query(
-            "SELECT session_id, question_id, step, version, input_digest, covered, score, phrases_sealed,
-                    language, other_language
-             FROM answer_analyses WHERE session_id = $1",
-        )
-        .bind::<SqlUuid, _>(session.0)
-        .cached()
-        .load(&mut conn)
-        .await
-        .map_err(from_diesel)?;
+        let answers: Vec<AnswerRow> = answers::table
+            .filter(answers::session_id.eq(session.0))
+            .order(answers::question_id)
+            .select(AnswerRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        let earlier: Vec<StepRow> = answer_analyses::table
+            .filter(answer_analyses::session_id.eq(session.0))
+            .select(StepRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)?;
         let identity =
             row.identity.as_deref().map(|i| Identity::parse(i).ok_or_else(|| corrupt("identity"))).transpose()?;
         let (device_id, user_id) =
@@ -242,99 +235,94 @@ impl AnalysisRepository for PgStore {
         let mut conn = self.conn().await?;
         let recorded = conn
             .transaction::<_, TxError, _>(async |conn| {
-                let held: Option<Held> = sql_query(
-                    "SELECT true AS held FROM analysis_jobs WHERE session_id = $1 AND claim_token = $2 FOR UPDATE",
-                )
-                .bind::<SqlUuid, _>(record.session.0)
-                .bind::<SqlUuid, _>(claim_token)
-                .cached()
-                .get_result(conn)
-                .await
-                .optional()?;
-                if held.is_none_or(|h| !h.held) {
+                let held: Option<Uuid> = analysis_jobs::table
+                    .filter(analysis_jobs::session_id.eq(record.session.0))
+                    .filter(analysis_jobs::claim_token.eq(claim_token))
+                    .select(analysis_jobs::session_id)
+                    .for_update()
+                    .get_result(conn)
+                    .await
+                    .optional()?;
+                if held.is_none() {
                     return Ok(None);
                 }
                 // The campaign's lock orders concurrent verdicts, so the cap is never exceeded (and
                 // its sums are added to in turn); NO KEY leaves sessions' foreign keys unblocked.
-                sql_query("SELECT id FROM campaigns WHERE id = $1 FOR NO KEY UPDATE")
-                    .bind::<SqlUuid, _>(record.campaign.0)
-                    .cached()
+                campaigns::table
+                    .find(record.campaign.0)
+                    .select(campaigns::id)
+                    .for_no_key_update()
                     .execute(conn)
                     .await?;
                 let mut verdict = record.verdict.rejection;
                 if verdict.is_none()
                     && let Some(max) = record.max_responses
                 {
-                    let accepted: RowCount = sql_query(
-                        "SELECT count(*) AS n FROM session_analyses
-                         WHERE campaign_id = $1 AND rejection IS NULL AND session_id <> $2",
-                    )
-                    .bind::<SqlUuid, _>(record.campaign.0)
-                    .bind::<SqlUuid, _>(record.session.0)
-                    .cached()
-                    .get_result(conn)
-                    .await?;
-                    if accepted.n >= i64::from(max) {
+                    let accepted: i64 = session_analyses::table
+                        .filter(session_analyses::campaign_id.eq(record.campaign.0))
+                        .filter(session_analyses::rejection.is_null())
+                        .filter(session_analyses::session_id.ne(record.session.0))
+                        .count()
+                        .get_result(conn)
+                        .await?;
+                    if accepted >= i64::from(max) {
                         verdict = Some(Rejection::OverCapacity);
                     }
                 }
-                sql_query(
-                    "INSERT INTO session_analyses
-                        (session_id, campaign_id, rejection, duration_secs, coverage, words, analyzed_at)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7)
-                     ON CONFLICT (session_id) DO UPDATE SET rejection = excluded.rejection,
-                        duration_secs = excluded.duration_secs, coverage = excluded.coverage,
-                        words = excluded.words, analyzed_at = excluded.analyzed_at",
-                )
-                .bind::<SqlUuid, _>(record.session.0)
-                .bind::<SqlUuid, _>(record.campaign.0)
-                .bind::<Nullable<Text>, _>(verdict.map(Rejection::as_str))
-                .bind::<Integer, _>(to_i32(record.verdict.duration_secs))
-                .bind::<Double, _>(record.verdict.coverage)
-                .bind::<Integer, _>(to_i32(record.verdict.words))
-                .bind::<Timestamptz, _>(record.analyzed_at)
-                .cached()
-                .execute(conn)
-                .await?;
-                sql_query("DELETE FROM answer_analyses WHERE session_id = $1")
-                    .bind::<SqlUuid, _>(record.session.0)
-                    .cached()
+                diesel::insert_into(session_analyses::table)
+                    .values((
+                        session_analyses::session_id.eq(record.session.0),
+                        session_analyses::campaign_id.eq(record.campaign.0),
+                        session_analyses::rejection.eq(verdict.map(Rejection::as_str)),
+                        session_analyses::duration_secs.eq(to_i32(record.verdict.duration_secs)),
+                        session_analyses::coverage.eq(record.verdict.coverage),
+                        session_analyses::words.eq(to_i32(record.verdict.words)),
+                        session_analyses::analyzed_at.eq(record.analyzed_at),
+                    ))
+                    .on_conflict(session_analyses::session_id)
+                    .do_update()
+                    .set((
+                        session_analyses::rejection.eq(excluded(session_analyses::rejection)),
+                        session_analyses::duration_secs.eq(excluded(session_analyses::duration_secs)),
+                        session_analyses::coverage.eq(excluded(session_analyses::coverage)),
+                        session_analyses::words.eq(excluded(session_analyses::words)),
+                        session_analyses::analyzed_at.eq(excluded(session_analyses::analyzed_at)),
+                    ))
+                    .execute(conn)
+                    .await?;
+                diesel::delete(answer_analyses::table.filter(answer_analyses::session_id.eq(record.session.0)))
                     .execute(conn)
                     .await?;
                 for result in &record.results {
-                    sql_query(
-                        "INSERT INTO answer_analyses
-                            (session_id, question_id, step, version, input_digest, covered, score, phrases_sealed,
-                             language, other_language)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                    )
-                    .bind::<SqlUuid, _>(record.session.0)
-                    .bind::<Text, _>(&result.question_id)
-                    .bind::<Text, _>(result.step.as_str())
-                    .bind::<Text, _>(&result.version)
-                    .bind::<Bytea, _>(&result.input_digest)
-                    .bind::<Bool, _>(result.covered)
-                    .bind::<Nullable<Double>, _>(result.score)
-                    .bind::<Nullable<Bytea>, _>(result.phrases_sealed.as_deref())
-                    .bind::<Nullable<Text>, _>(result.language.as_ref().map(LanguageTag::as_str))
-                    .bind::<Bool, _>(result.other_language)
-                    .cached()
-                    .execute(conn)
-                    .await?;
+                    diesel::insert_into(answer_analyses::table)
+                        .values((
+                            answer_analyses::session_id.eq(record.session.0),
+                            answer_analyses::question_id.eq(&result.question_id),
+                            answer_analyses::step.eq(result.step.as_str()),
+                            answer_analyses::version.eq(&result.version),
+                            answer_analyses::input_digest.eq(&result.input_digest),
+                            answer_analyses::covered.eq(result.covered),
+                            answer_analyses::score.eq(result.score),
+                            answer_analyses::phrases_sealed.eq(result.phrases_sealed.as_deref()),
+                            answer_analyses::language.eq(result.language.as_ref().map(LanguageTag::as_str)),
+                            answer_analyses::other_language.eq(result.other_language),
+                        ))
+                        .execute(conn)
+                        .await?;
                 }
                 replace_tally(conn, record.campaign, record.session, verdict, tally).await?;
                 if let Some(event) = &record.event {
                     emit_events(conn, std::slice::from_ref(event)).await?;
                 }
-                sql_query(
-                    "UPDATE analysis_jobs SET due_at = NULL, claim_token = NULL, tallied = true, analyzed_with = $2
-                     WHERE session_id = $1",
-                )
-                .bind::<SqlUuid, _>(record.session.0)
-                .bind::<Text, _>(record.analyzed_with.as_deref().unwrap_or(NO_TEXT_READ))
-                .cached()
-                .execute(conn)
-                .await?;
+                diesel::update(analysis_jobs::table.find(record.session.0))
+                    .set((
+                        analysis_jobs::due_at.eq(None::<OffsetDateTime>),
+                        analysis_jobs::claim_token.eq(None::<Uuid>),
+                        analysis_jobs::tallied.eq(true),
+                        analysis_jobs::analyzed_with.eq(record.analyzed_with.as_deref().unwrap_or(NO_TEXT_READ)),
+                    ))
+                    .execute(conn)
+                    .await?;
                 Ok(Some(verdict))
             })
             .await?;
@@ -343,14 +331,16 @@ impl AnalysisRepository for PgStore {
 
     async fn release_analysis(&self, session: SessionId, claim_token: Uuid, retry_at: OffsetDateTime) -> Result<()> {
         let mut conn = self.conn().await?;
-        sql_query(
-            "UPDATE analysis_jobs SET due_at = $3, claim_token = NULL, attempts = attempts + 1
-             WHERE session_id = $1 AND claim_token = $2",
+        diesel::update(
+            analysis_jobs::table
+                .filter(analysis_jobs::session_id.eq(session.0))
+                .filter(analysis_jobs::claim_token.eq(claim_token)),
         )
-        .bind::<SqlUuid, _>(session.0)
-        .bind::<SqlUuid, _>(claim_token)
-        .bind::<Timestamptz, _>(retry_at)
-        .cached()
+        .set((
+            analysis_jobs::due_at.eq(retry_at),
+            analysis_jobs::claim_token.eq(None::<Uuid>),
+            analysis_jobs::attempts.eq(analysis_jobs::attempts + 1),
+        ))
         .execute(&mut conn)
         .await
         .map_err(from_diesel)?;
@@ -358,19 +348,24 @@ impl AnalysisRepository for PgStore {
     }
 
     async fn announce_analyzer(&self, analyzed_with: &str, started_at: OffsetDateTime) -> Result<()> {
+        // The `WHERE` of `DO UPDATE`; `QueryDsl::filter` does not apply to inserts.
+        use diesel::query_dsl::methods::FilterDsl as _;
         let mut conn = self.conn().await?;
-        sql_query(
-            "INSERT INTO analyzer_in_charge (analyzed_with, started_at) VALUES ($1, $2)
-             ON CONFLICT (singleton) DO UPDATE
-                SET analyzed_with = excluded.analyzed_with, started_at = excluded.started_at
-                WHERE analyzer_in_charge.started_at <= excluded.started_at",
-        )
-        .bind::<Text, _>(analyzed_with)
-        .bind::<Timestamptz, _>(started_at)
-        .cached()
-        .execute(&mut conn)
-        .await
-        .map_err(from_diesel)?;
+        diesel::insert_into(analyzer_in_charge::table)
+            .values((
+                analyzer_in_charge::analyzed_with.eq(analyzed_with),
+                analyzer_in_charge::started_at.eq(started_at),
+            ))
+            .on_conflict(analyzer_in_charge::singleton)
+            .do_update()
+            .set((
+                analyzer_in_charge::analyzed_with.eq(excluded(analyzer_in_charge::analyzed_with)),
+                analyzer_in_charge::started_at.eq(excluded(analyzer_in_charge::started_at)),
+            ))
+            .filter(analyzer_in_charge::started_at.le(excluded(analyzer_in_charge::started_at)))
+            .execute(&mut conn)
+            .await
+            .map_err(from_diesel)?;
         Ok(())
     }
 
@@ -408,9 +403,9 @@ impl AnalysisRepository for PgStore {
 
     async fn requeue_analyses(&self, campaign: CampaignId, now: OffsetDateTime) -> Result<Option<u64>> {
         let mut conn = self.conn().await?;
-        let known: Option<Held> = sql_query("SELECT true AS held FROM campaigns WHERE id = $1")
-            .bind::<SqlUuid, _>(campaign.0)
-            .cached()
+        let known: Option<Uuid> = campaigns::table
+            .find(campaign.0)
+            .select(campaigns::id)
             .get_result(&mut conn)
             .await
             .optional()
@@ -418,10 +413,8 @@ impl AnalysisRepository for PgStore {
         if known.is_none() {
             return Ok(None);
         }
-        let queued = sql_query("UPDATE analysis_jobs SET due_at = $2, claim_token = NULL WHERE campaign_id = $1")
-            .bind::<SqlUuid, _>(campaign.0)
-            .bind::<Timestamptz, _>(now)
-            .cached()
+        let queued = diesel::update(analysis_jobs::table.filter(analysis_jobs::campaign_id.eq(campaign.0)))
+            .set((analysis_jobs::due_at.eq(now), analysis_jobs::claim_token.eq(None::<Uuid>)))
             .execute(&mut conn)
             .await
             .map_err(from_diesel)?;

@@ -6,8 +6,13 @@ pub(crate) mod heartbeats;
 pub(crate) mod registrations;
 pub(crate) mod statements;
 
-use diesel::sql_types::{Array, BigInt, Bool, Bytea, Double, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
-use diesel::{QueryableByName, sql_query};
+use diesel::pg::Pg;
+use diesel::sql_types::{Bool, Bytea, Double, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::{
+    BoolExpressionMethods as _, ExpressionMethods as _, IntoSql as _, JoinOnDsl as _, NullableExpressionMethods as _,
+    OptionalExtension as _, QueryDsl as _, Queryable, QueryableByName, Selectable, SelectableHelper as _, dsl,
+    sql_query,
+};
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
 use pulse_domain::apps::models::{
     APP_SESSION_GAP, Activity, AppPlatform, AppUserRecord, Attribution, AttributionKey, BeatOutcome, DeviceBeat,
@@ -25,6 +30,7 @@ use crate::apps::registrations::Registrations;
 use crate::apps::statements::{BeatRow, rate_params, seen_sql};
 use crate::error::from_diesel;
 use crate::rows::{self, count_of as count};
+use crate::schema::{app_devices, app_installs, app_users};
 use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 
@@ -40,21 +46,21 @@ fn identity(text: &str) -> Result<Identity> {
     Identity::parse(text).ok_or_else(|| corrupt("identity"))
 }
 
-#[derive(QueryableByName)]
+/// Read by the DSL, and by name from the raw vendor lookup ([`DEVICE_RECORD_SQL`]).
+#[derive(Queryable, QueryableByName, Selectable)]
+#[diesel(table_name = app_devices, check_for_backend(Pg))]
 struct DeviceRecordRow {
-    #[diesel(sql_type = SqlUuid)]
     id: Uuid,
-    #[diesel(sql_type = SqlUuid)]
     workspace_id: Uuid,
-    #[diesel(sql_type = Text)]
     status: String,
-    #[diesel(sql_type = Bytea)]
     refresh_digest: Vec<u8>,
-    #[diesel(sql_type = Timestamptz)]
     refresh_expires_at: OffsetDateTime,
-    #[diesel(sql_type = Nullable<SqlUuid>)]
     user_id: Option<Uuid>,
-    #[diesel(sql_type = Nullable<Bool>)]
+    #[diesel(
+        sql_type = Nullable<Bool>,
+        select_expression = app_users::has_external_id.nullable(),
+        select_expression_type = dsl::Nullable<app_users::has_external_id>
+    )]
     user_has_external_id: Option<bool>,
 }
 
@@ -86,38 +92,22 @@ pub(crate) fn device_by_vendor_sql() -> String {
     )
 }
 
-#[derive(QueryableByName)]
-struct VerifiedRow {
-    #[diesel(sql_type = Bool)]
-    verified: bool,
-}
-
-#[derive(QueryableByName)]
+#[derive(Queryable)]
 struct AttributionRow {
-    #[diesel(sql_type = SqlUuid)]
     id: Uuid,
-    #[diesel(sql_type = Nullable<SqlUuid>)]
     user_id: Option<Uuid>,
-    #[diesel(sql_type = Text)]
     identity: String,
-    #[diesel(sql_type = Nullable<SqlUuid>)]
     install_id: Option<Uuid>,
 }
 
-/// The activity columns, alike in `app_devices` and `app_installs`.
-#[derive(QueryableByName)]
+/// The activity columns, alike in `app_devices` and `app_installs`, selected as a nested tuple.
+#[derive(Queryable)]
 struct ActivityRow {
-    #[diesel(sql_type = Timestamptz)]
     first_seen_at: OffsetDateTime,
-    #[diesel(sql_type = Timestamptz)]
     last_seen_at: OffsetDateTime,
-    #[diesel(sql_type = BigInt)]
     heartbeat_count: i64,
-    #[diesel(sql_type = BigInt)]
     feedback_count: i64,
-    #[diesel(sql_type = BigInt)]
     session_count: i64,
-    #[diesel(sql_type = Array<Timestamptz>)]
     recent_sessions: Vec<OffsetDateTime>,
 }
 
@@ -134,37 +124,22 @@ impl ActivityRow {
     }
 }
 
-#[derive(QueryableByName)]
+#[derive(Queryable)]
 struct DeviceViewRow {
-    #[diesel(sql_type = BigInt)]
     position: i64,
-    #[diesel(sql_type = SqlUuid)]
     id: Uuid,
-    #[diesel(sql_type = Nullable<SqlUuid>)]
     user_id: Option<Uuid>,
-    #[diesel(sql_type = Text)]
     identity: String,
-    #[diesel(sql_type = Bool)]
     has_email: bool,
-    #[diesel(sql_type = Bool)]
     has_phone: bool,
-    #[diesel(sql_type = Text)]
     app_id: String,
-    #[diesel(sql_type = Text)]
     app_version: String,
-    #[diesel(sql_type = Text)]
     platform: String,
-    #[diesel(sql_type = Nullable<Text>)]
     device_model: Option<String>,
-    #[diesel(sql_type = Nullable<Text>)]
     os_version: Option<String>,
-    #[diesel(sql_type = Nullable<Text>)]
     locale: Option<String>,
-    #[diesel(sql_type = Nullable<Jsonb>)]
     metadata: Option<serde_json::Value>,
-    #[diesel(sql_type = Text)]
     status: String,
-    #[diesel(embed)]
     activity: ActivityRow,
 }
 
@@ -193,39 +168,23 @@ impl DeviceViewRow {
     }
 }
 
-#[derive(QueryableByName)]
+#[derive(Queryable)]
 struct InstallViewRow {
-    #[diesel(sql_type = BigInt)]
     position: i64,
-    #[diesel(sql_type = SqlUuid)]
     id: Uuid,
-    #[diesel(sql_type = SqlUuid)]
     campaign_id: Uuid,
-    #[diesel(sql_type = SqlUuid)]
     device_id: Uuid,
-    #[diesel(sql_type = Nullable<SqlUuid>)]
     user_id: Option<Uuid>,
-    #[diesel(sql_type = Text)]
     identity: String,
-    #[diesel(sql_type = Bool)]
     has_email: bool,
-    #[diesel(sql_type = Bool)]
     has_phone: bool,
-    #[diesel(sql_type = Text)]
     app_id: String,
-    #[diesel(sql_type = Text)]
     platform: String,
-    #[diesel(sql_type = Text)]
     app_version: String,
-    #[diesel(sql_type = Nullable<Text>)]
     device_model: Option<String>,
-    #[diesel(sql_type = Nullable<Text>)]
     os_version: Option<String>,
-    #[diesel(sql_type = Nullable<Text>)]
     locale: Option<String>,
-    #[diesel(sql_type = Text)]
     status: String,
-    #[diesel(embed)]
     activity: ActivityRow,
 }
 
@@ -255,15 +214,16 @@ impl InstallViewRow {
 /// Two registers claiming one vendor id at once: the later one is told to register again.
 impl AppRepository for PgStore {
     async fn find_device(&self, workspace: WorkspaceId, id: DeviceId) -> Result<Option<DeviceRecord>> {
-        let rows: Vec<DeviceRecordRow> =
-            sql_query(format!("{DEVICE_RECORD_SQL} WHERE d.id = $1 AND d.workspace_id = $2"))
-                .bind::<SqlUuid, _>(id.0)
-                .bind::<SqlUuid, _>(workspace.0)
-                .cached()
-                .load(&mut self.conn().await?)
-                .await
-                .map_err(from_diesel)?;
-        rows.into_iter().next().map(DeviceRecordRow::into_domain).transpose()
+        let row: Option<DeviceRecordRow> = app_devices::table
+            .left_join(app_users::table)
+            .filter(app_devices::id.eq(id.0))
+            .filter(app_devices::workspace_id.eq(workspace.0))
+            .select(DeviceRecordRow::as_select())
+            .get_result(&mut self.conn().await?)
+            .await
+            .optional()
+            .map_err(from_diesel)?;
+        row.map(DeviceRecordRow::into_domain).transpose()
     }
 
     async fn find_device_by_vendor(
@@ -284,14 +244,15 @@ impl AppRepository for PgStore {
     }
 
     async fn find_app_user(&self, workspace: WorkspaceId, id: AppUserId) -> Result<Option<AppUserRecord>> {
-        let rows: Vec<VerifiedRow> = sql_query("SELECT verified FROM app_users WHERE id = $1 AND workspace_id = $2")
-            .bind::<SqlUuid, _>(id.0)
-            .bind::<SqlUuid, _>(workspace.0)
-            .cached()
-            .load(&mut self.conn().await?)
+        let verified: Option<bool> = app_users::table
+            .filter(app_users::id.eq(id.0))
+            .filter(app_users::workspace_id.eq(workspace.0))
+            .select(app_users::verified)
+            .get_result(&mut self.conn().await?)
             .await
+            .optional()
             .map_err(from_diesel)?;
-        Ok(rows.into_iter().next().map(|r| AppUserRecord { id, verified: r.verified }))
+        Ok(verified.map(|verified| AppUserRecord { id, verified }))
     }
 
     async fn save_registration(&self, r: &DeviceRegistration) -> Result<AppInstallId> {
@@ -309,13 +270,13 @@ impl AppRepository for PgStore {
             .transaction::<_, TxError, _>(async |conn| {
         // Devices are locked before their installs everywhere (register, v2), so a v1 beat locks
         // the device first: the price of v1 is a second statement.
-        sql_query(
-            "SELECT id FROM app_devices WHERE id = (SELECT device_id FROM app_installs WHERE id = $1) \
-             FOR NO KEY UPDATE",
-        )
-        .bind::<SqlUuid, _>(beat.install_id.0).cached()
-        .execute(conn)
-        .await?;
+        let device = app_installs::table.find(beat.install_id.0).select(app_installs::device_id);
+        app_devices::table
+            .filter(app_devices::id.nullable().eq(device.single_value()))
+            .select(app_devices::id)
+            .for_no_key_update()
+            .execute(conn)
+            .await?;
         let rows: Vec<BeatRow> = sql_query(concat!(
             "WITH cur AS (SELECT i.id, i.device_id, i.campaign_id, dev.workspace_id, dev.refresh_expires_at, ",
             "GREATEST(COALESCE(i.heartbeat_tat, $3), $3) AS start, ",
@@ -359,35 +320,37 @@ impl AppRepository for PgStore {
         campaign: CampaignId,
         key: AttributionKey,
     ) -> Result<Option<Attribution>> {
-        let (device_sql, id) = match key {
-            AttributionKey::Device(id) => ("$3", id.0),
+        let active = app_devices::table
+            .left_join(
+                app_installs::table
+                    .on(app_installs::device_id.eq(app_devices::id).and(app_installs::campaign_id.eq(campaign.0))),
+            )
+            .filter(app_devices::workspace_id.eq(workspace.0))
+            .filter(app_devices::status.eq(DeviceStatus::Active.as_str()))
+            .select((app_devices::id, app_devices::user_id, app_devices::identity, app_installs::id.nullable()));
+        let mut conn = self.conn().await?;
+        let row: Option<AttributionRow> = match key {
+            AttributionKey::Device(id) => active.filter(app_devices::id.eq(id.0)).get_result(&mut conn).await,
             AttributionKey::Install(id) => {
-                ("(SELECT device_id FROM app_installs WHERE id = $3 AND campaign_id = $2)", id.0)
+                let install = diesel::alias!(app_installs as install);
+                let device = install
+                    .filter(install.field(app_installs::id).eq(id.0))
+                    .filter(install.field(app_installs::campaign_id).eq(campaign.0))
+                    .select(install.field(app_installs::device_id));
+                active.filter(app_devices::id.nullable().eq(device.single_value())).get_result(&mut conn).await
             }
-        };
-        let rows: Vec<AttributionRow> = sql_query(format!(
-            "SELECT d.id, d.user_id, d.identity, i.id AS install_id FROM app_devices d \
-             LEFT JOIN app_installs i ON i.device_id = d.id AND i.campaign_id = $2 \
-             WHERE d.workspace_id = $1 AND d.status = 'ACTIVE' AND d.id = {device_sql}"
-        ))
-        .bind::<SqlUuid, _>(workspace.0)
-        .bind::<SqlUuid, _>(campaign.0)
-        .bind::<SqlUuid, _>(id)
-        .cached()
-        .load(&mut self.conn().await?)
-        .await
+        }
+        .optional()
         .map_err(from_diesel)?;
-        rows.into_iter()
-            .next()
-            .map(|r| {
-                Ok(Attribution {
-                    device_id: DeviceId(r.id),
-                    user_id: r.user_id.map(AppUserId),
-                    identity: identity(&r.identity)?,
-                    install_id: r.install_id.map(AppInstallId),
-                })
+        row.map(|r| {
+            Ok(Attribution {
+                device_id: DeviceId(r.id),
+                user_id: r.user_id.map(AppUserId),
+                identity: identity(&r.identity)?,
+                install_id: r.install_id.map(AppInstallId),
             })
-            .transpose()
+        })
+        .transpose()
     }
 
     async fn list_devices(
@@ -396,51 +359,86 @@ impl AppRepository for PgStore {
         app_id: Option<&str>,
         page: &PageRequest,
     ) -> Result<Vec<DeviceView>> {
-        let rows: Vec<DeviceViewRow> = sql_query(
-            "SELECT d.position, d.id, d.user_id, d.identity, u.email_sealed IS NOT NULL AS has_email, \
-             u.phone_sealed IS NOT NULL AS has_phone, d.app_id, d.app_version, d.platform, d.device_model, \
-             d.os_version, d.locale, d.metadata, d.status, d.first_seen_at, d.last_seen_at, d.heartbeat_count, \
-             d.feedback_count, d.session_count, d.recent_sessions \
-             FROM app_devices d LEFT JOIN app_users u ON u.id = d.user_id \
-             WHERE d.workspace_id = $1 AND ($2::text IS NULL OR d.app_id = $2) \
-             AND d.position > $3 ORDER BY d.position LIMIT $4",
-        )
-        .bind::<SqlUuid, _>(workspace.0)
-        .bind::<Nullable<Text>, _>(app_id)
-        .bind::<BigInt, _>(page.after.map_or(0, |k| k.position))
-        .bind::<BigInt, _>(i64::from(page.limit) + 1)
-        .cached()
-        .load(&mut self.read_conn().await?)
-        .await
-        .map_err(from_diesel)?;
+        let rows: Vec<DeviceViewRow> = app_devices::table
+            .left_join(app_users::table)
+            .filter(app_devices::workspace_id.eq(workspace.0))
+            .filter(app_id.into_sql::<Nullable<Text>>().is_null().or(app_devices::app_id.nullable().eq(app_id)))
+            .filter(app_devices::position.gt(page.after.map_or(0, |k| k.position)))
+            .order(app_devices::position)
+            .limit(i64::from(page.limit) + 1)
+            .select((
+                app_devices::position,
+                app_devices::id,
+                app_devices::user_id,
+                app_devices::identity,
+                app_users::email_sealed.nullable().is_not_null(),
+                app_users::phone_sealed.nullable().is_not_null(),
+                app_devices::app_id,
+                app_devices::app_version,
+                app_devices::platform,
+                app_devices::device_model,
+                app_devices::os_version,
+                app_devices::locale,
+                app_devices::metadata,
+                app_devices::status,
+                (
+                    app_devices::first_seen_at,
+                    app_devices::last_seen_at,
+                    app_devices::heartbeat_count,
+                    app_devices::feedback_count,
+                    app_devices::session_count,
+                    app_devices::recent_sessions,
+                ),
+            ))
+            .load(&mut self.read_conn().await?)
+            .await
+            .map_err(from_diesel)?;
         rows.into_iter().map(DeviceViewRow::into_domain).collect()
     }
 
     async fn list_installs(&self, campaign: CampaignId, page: &PageRequest) -> Result<Vec<InstallView>> {
-        let rows: Vec<InstallViewRow> = sql_query(
-            "SELECT i.position, i.id, i.campaign_id, i.device_id, d.user_id, d.identity, \
-             u.email_sealed IS NOT NULL AS has_email, u.phone_sealed IS NOT NULL AS has_phone, i.app_id, \
-             i.platform, i.app_version, i.device_model, i.os_version, i.locale, d.status, i.first_seen_at, \
-             i.last_seen_at, i.heartbeat_count, i.feedback_count, i.session_count, i.recent_sessions \
-             FROM app_installs i JOIN app_devices d ON d.id = i.device_id \
-             LEFT JOIN app_users u ON u.id = d.user_id \
-             WHERE i.campaign_id = $1 AND i.position > $2 ORDER BY i.position LIMIT $3",
-        )
-        .bind::<SqlUuid, _>(campaign.0)
-        .bind::<BigInt, _>(page.after.map_or(0, |k| k.position))
-        .bind::<BigInt, _>(i64::from(page.limit) + 1)
-        .cached()
-        .load(&mut self.read_conn().await?)
-        .await
-        .map_err(from_diesel)?;
+        // No foreign key declares an install's device (migration 000023 dropped it): the join names it.
+        let rows: Vec<InstallViewRow> = app_installs::table
+            .inner_join(app_devices::table.on(app_devices::id.eq(app_installs::device_id)))
+            .left_join(app_users::table.on(app_users::id.nullable().eq(app_devices::user_id)))
+            .filter(app_installs::campaign_id.eq(campaign.0))
+            .filter(app_installs::position.gt(page.after.map_or(0, |k| k.position)))
+            .order(app_installs::position)
+            .limit(i64::from(page.limit) + 1)
+            .select((
+                app_installs::position,
+                app_installs::id,
+                app_installs::campaign_id,
+                app_installs::device_id,
+                app_devices::user_id,
+                app_devices::identity,
+                app_users::email_sealed.nullable().is_not_null(),
+                app_users::phone_sealed.nullable().is_not_null(),
+                app_installs::app_id,
+                app_installs::platform,
+                app_installs::app_version,
+                app_installs::device_model,
+                app_installs::os_version,
+                app_installs::locale,
+                app_devices::status,
+                (
+                    app_installs::first_seen_at,
+                    app_installs::last_seen_at,
+                    app_installs::heartbeat_count,
+                    app_installs::feedback_count,
+                    app_installs::session_count,
+                    app_installs::recent_sessions,
+                ),
+            ))
+            .load(&mut self.read_conn().await?)
+            .await
+            .map_err(from_diesel)?;
         rows.into_iter().map(InstallViewRow::into_domain).collect()
     }
 
     async fn set_device_status(&self, id: DeviceId, status: DeviceStatus) -> Result<bool> {
-        let updated = sql_query("UPDATE app_devices SET status = $2 WHERE id = $1")
-            .bind::<SqlUuid, _>(id.0)
-            .bind::<Text, _>(status.as_str())
-            .cached()
+        let updated = diesel::update(app_devices::table.find(id.0))
+            .set(app_devices::status.eq(status.as_str()))
             .execute(&mut self.conn().await?)
             .await
             .map_err(from_diesel)?;

@@ -3,10 +3,9 @@
 //! The group's new devices, and their first installs, are inserted by one statement; a group of
 //! only new devices naming nobody is that one statement in all.
 
-use diesel::QueryableByName;
 use diesel::result::Error as DieselError;
-use diesel::sql_query;
 use diesel::sql_types::{Array, Bool, Bytea, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::{OptionalExtension as _, QueryDsl as _, QueryableByName, sql_query};
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use futures_util::future::try_join_all;
@@ -16,11 +15,12 @@ use pulse_domain::ids::AppInstallId;
 use pulse_domain::{Error, ErrorCode, Result};
 use uuid::Uuid;
 
-use crate::apps::statements::{LockedDeviceRow, seen_sql};
+use crate::apps::statements::seen_sql;
 use crate::batch::{Flush, GroupCommit, SMALL_ROWS};
 use crate::campaigns::state::{CampaignState, campaign_states, stopped};
 use crate::error::{from_pool, violated_constraint};
 use crate::rows::IdRow;
+use crate::schema::app_devices;
 use crate::statement::Cached as _;
 
 pub(crate) struct Registrations {
@@ -275,19 +275,20 @@ async fn renew_device(
     let metadata = r.app.metadata.clone().map(serde_json::Value::Object);
     // The lock also keeps the install written below from naming a device deleted meanwhile: no
     // foreign key checks it (migration 000023), and a delete waits for the lock.
-    let locked: Vec<LockedDeviceRow> =
-        sql_query("SELECT status, refresh_digest FROM app_devices WHERE id = $1 FOR NO KEY UPDATE")
-            .bind::<SqlUuid, _>(r.device_id.0)
-            .cached()
-            .load(&mut conn)
-            .await?;
-    let Some(current) = locked.into_iter().next() else {
+    let locked: Option<(String, Vec<u8>)> = app_devices::table
+        .find(r.device_id.0)
+        .select((app_devices::status, app_devices::refresh_digest))
+        .for_no_key_update()
+        .get_result(&mut conn)
+        .await
+        .optional()?;
+    let Some((status, refresh_digest)) = locked else {
         return Ok(Err(Error::refused(ErrorCode::Conflict, "the device was removed meanwhile")));
     };
-    if current.status == DeviceStatus::Blocked.as_str() {
+    if status == DeviceStatus::Blocked.as_str() {
         return Ok(Err(Error::refused(ErrorCode::InstallBlocked, "this device is blocked by the workspace")));
     }
-    if current.refresh_digest != expected {
+    if refresh_digest != expected {
         return Ok(Err(Error::refused(
             ErrorCode::Conflict,
             "a concurrent register of this device went first; register again",

@@ -1,15 +1,15 @@
 //! What the apps' statements share: the app-session counting fragment, the rows a heartbeat or a
 //! register reads back, the heartbeat rate's parameters, and the feedback count a start adds.
 
-use diesel::sql_types::{Bool, Bytea, Nullable, Text, Timestamptz, Uuid as SqlUuid};
-use diesel::{QueryableByName, sql_query};
+use diesel::sql_types::{Bool, Nullable, Timestamptz, Uuid as SqlUuid};
+use diesel::{ExpressionMethods as _, QueryDsl as _, QueryableByName};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use pulse_domain::apps::models::{Attribution, BeatOutcome, BeatRecord, HeartbeatRate};
 use pulse_domain::ids::{AppInstallId, CampaignId, DeviceId, WorkspaceId};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::statement::Cached as _;
+use crate::schema::{app_devices, app_installs};
 
 /// Keeps the newest ten ([`pulse_domain::apps::models::RECENT_SESSIONS`]) app-session starts; `$now` and
 /// `$gap_start` are the statement's parameters, `t` the row being counted.
@@ -43,14 +43,6 @@ macro_rules! seen_sql {
     };
 }
 pub(crate) use seen_sql;
-
-#[derive(QueryableByName)]
-pub(crate) struct LockedDeviceRow {
-    #[diesel(sql_type = Text)]
-    pub(crate) status: String,
-    #[diesel(sql_type = Bytea)]
-    pub(crate) refresh_digest: Vec<u8>,
-}
 
 #[derive(QueryableByName)]
 pub(crate) struct BeatRow {
@@ -93,15 +85,13 @@ pub(crate) async fn count_feedback(
     conn: &mut AsyncPgConnection,
     attribution: &Attribution,
 ) -> std::result::Result<(), diesel::result::Error> {
-    sql_query("UPDATE app_devices SET feedback_count = feedback_count + 1 WHERE id = $1")
-        .bind::<SqlUuid, _>(attribution.device_id.0)
-        .cached()
+    diesel::update(app_devices::table.find(attribution.device_id.0))
+        .set(app_devices::feedback_count.eq(app_devices::feedback_count + 1))
         .execute(conn)
         .await?;
     if let Some(install) = attribution.install_id {
-        sql_query("UPDATE app_installs SET feedback_count = feedback_count + 1 WHERE id = $1")
-            .bind::<SqlUuid, _>(install.0)
-            .cached()
+        diesel::update(app_installs::table.find(install.0))
+            .set(app_installs::feedback_count.eq(app_installs::feedback_count + 1))
             .execute(conn)
             .await?;
     }

@@ -5,11 +5,10 @@ pub(crate) mod links;
 pub(crate) mod state;
 pub(crate) mod terms;
 
-use diesel::dsl::sql;
+use diesel::dsl::{exists, not};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use diesel::sql_types::{BigInt, Bool, Bytea, Nullable, Timestamptz, Uuid as SqlUuid};
-use diesel::upsert::excluded;
+use diesel::sql_types::{Array, BigInt, Bool, Bytea, Nullable, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
 use pulse_domain::campaigns::models::{
     AudienceMode, Campaign, CampaignCounts, CampaignOverview, CampaignStatus, ClearRef, DigestedRef, LanguageTag,
@@ -29,7 +28,7 @@ use crate::campaigns::terms::{DeliveryJson, OrderJson, QualityJson, from_jsonb, 
 use crate::error::{from_diesel, violated_constraint};
 use crate::rows::count_of as count;
 use crate::schema::{campaigns, launch_links, respondents, sessions, surveys, workspaces};
-use crate::statement::Cached as _;
+use crate::statement::{Cached as _, coalesce};
 use crate::store::{PgStore, TxError};
 
 /// A question as stored in `surveys.questions`.
@@ -210,8 +209,36 @@ fn with_survey((campaign, survey): (CampaignRow, SurveyRow)) -> Result<(Campaign
     Ok((campaign.into_domain()?, survey.into_domain()?))
 }
 
-/// An upserted respondent: its id, reference digest, sealed invitation, and whether it is new.
-type UpsertedRow = (Uuid, Option<Vec<u8>>, Option<Vec<u8>>, bool);
+/// Inserts a group of respondents in the given order, or updates the campaign's respondent with
+/// the same reference digest. A field left out of the update keeps its stored value; `xmax = 0`
+/// tells a freshly inserted row from an updated one.
+const UPSERT_RESPONDENTS: &str = "INSERT INTO respondents (id, campaign_id, ref_digest, ref_sealed, name_sealed,
+        email_sealed, phone_sealed, invitation_sealed, created_at, updated_at)
+    SELECT t.id, $2, t.ref_digest, t.ref_sealed, t.name_sealed, t.email_sealed, t.phone_sealed,
+           t.invitation_sealed, t.at, t.at
+    FROM unnest($1::uuid[], $3::bytea[], $4::bytea[], $5::bytea[], $6::bytea[], $7::bytea[], $8::bytea[],
+                $9::timestamptz[]) WITH ORDINALITY
+         AS t(id, ref_digest, ref_sealed, name_sealed, email_sealed, phone_sealed, invitation_sealed, at, n)
+    ORDER BY t.n
+    ON CONFLICT (campaign_id, ref_digest) DO UPDATE SET
+        name_sealed = COALESCE(excluded.name_sealed, respondents.name_sealed),
+        email_sealed = COALESCE(excluded.email_sealed, respondents.email_sealed),
+        phone_sealed = COALESCE(excluded.phone_sealed, respondents.phone_sealed),
+        updated_at = excluded.updated_at
+    RETURNING id, ref_digest, invitation_sealed, xmax = 0 AS inserted";
+
+/// An upserted respondent.
+#[derive(QueryableByName)]
+struct UpsertedRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    ref_digest: Option<Vec<u8>>,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    invitation_sealed: Option<Vec<u8>>,
+    #[diesel(sql_type = Bool)]
+    inserted: bool,
+}
 
 impl CampaignRepository for PgStore {
     async fn create_campaign(&self, survey: Option<&Survey>, campaign: &Campaign) -> Result<()> {
@@ -347,17 +374,18 @@ impl CampaignRepository for PgStore {
         status: Option<CampaignStatus>,
         page: &PageRequest,
     ) -> Result<Vec<ListedCampaign>> {
-        let mut query = campaigns::table
+        let listed = campaigns::table
             .filter(campaigns::workspace_id.eq(workspace.0))
             .filter(campaigns::position.gt(page.after.map_or(0, |k| k.position)))
             .order(campaigns::position)
             .limit(i64::from(page.limit) + 1)
-            .select((CampaignRow::as_select(), campaigns::position))
-            .into_boxed();
-        if let Some(status) = status {
-            query = query.filter(campaigns::status.eq(status.as_str()));
+            .select((CampaignRow::as_select(), campaigns::position));
+        let mut conn = self.read_conn().await?;
+        let rows: Vec<(CampaignRow, i64)> = match status {
+            Some(status) => listed.filter(campaigns::status.eq(status.as_str())).load(&mut conn).await,
+            None => listed.load(&mut conn).await,
         }
-        let rows: Vec<(CampaignRow, i64)> = query.load(&mut self.read_conn().await?).await.map_err(from_diesel)?;
+        .map_err(from_diesel)?;
         rows.into_iter().map(|(row, position)| Ok(ListedCampaign { campaign: row.into_domain()?, position })).collect()
     }
 
@@ -375,12 +403,9 @@ impl CampaignRepository for PgStore {
         let changed: Option<CampaignRow> = diesel::update(target)
             .set((
                 campaigns::status.eq(to.as_str()),
-                campaigns::closed_at.eq(diesel::dsl::sql::<Nullable<Timestamptz>>("coalesce(")
-                    .bind::<Nullable<Timestamptz>, _>(closed_at)
-                    .sql(", closed_at)")),
-                campaigns::launched_at.eq(diesel::dsl::sql::<Nullable<Timestamptz>>("coalesce(launched_at, ")
-                    .bind::<Nullable<Timestamptz>, _>(launched_at)
-                    .sql(")")),
+                // A close records its time; a launch keeps the first one.
+                campaigns::closed_at.eq(coalesce(closed_at, campaigns::closed_at)),
+                campaigns::launched_at.eq(coalesce(campaigns::launched_at, launched_at)),
             ))
             .returning(CampaignRow::as_returning())
             .get_result(&mut self.conn().await?)
@@ -401,49 +426,28 @@ impl CampaignRepository for PgStore {
                 // A fixed order of row locks, so concurrent calls with overlapping refs cannot deadlock.
                 let mut ordered: Vec<&NewRespondent> = rows.iter().collect();
                 ordered.sort_by(|a, b| a.ref_digest.cmp(&b.ref_digest));
-                let values: Vec<_> = ordered
-                    .into_iter()
-                    .map(|r| {
-                        (
-                            respondents::id.eq(r.id.0),
-                            respondents::campaign_id.eq(campaign.0),
-                            respondents::ref_digest.eq(&r.ref_digest),
-                            respondents::ref_sealed.eq(&r.ref_sealed),
-                            respondents::name_sealed.eq(&r.name_sealed),
-                            respondents::email_sealed.eq(&r.email_sealed),
-                            respondents::phone_sealed.eq(&r.phone_sealed),
-                            respondents::invitation_sealed.eq(&r.invitation_sealed),
-                            respondents::created_at.eq(r.at),
-                            respondents::updated_at.eq(r.at),
-                        )
-                    })
-                    .collect();
-                // `xmax = 0` tells a freshly inserted row from an updated one.
-                let stored: Vec<UpsertedRow> = diesel::insert_into(respondents::table)
-                    .values(values)
-                    .on_conflict((respondents::campaign_id, respondents::ref_digest))
-                    .do_update()
-                    // A field left out of the update keeps its stored value.
-                    .set((
-                        respondents::name_sealed
-                            .eq(sql::<Nullable<Bytea>>("COALESCE(excluded.name_sealed, respondents.name_sealed)")),
-                        respondents::email_sealed
-                            .eq(sql::<Nullable<Bytea>>("COALESCE(excluded.email_sealed, respondents.email_sealed)")),
-                        respondents::phone_sealed
-                            .eq(sql::<Nullable<Bytea>>("COALESCE(excluded.phone_sealed, respondents.phone_sealed)")),
-                        respondents::updated_at.eq(excluded(respondents::updated_at)),
-                    ))
-                    .returning((
-                        respondents::id,
-                        respondents::ref_digest,
-                        respondents::invitation_sealed,
-                        sql::<Bool>("xmax = 0"),
-                    ))
-                    .get_results(conn)
+                let stored: Vec<UpsertedRow> = diesel::sql_query(UPSERT_RESPONDENTS)
+                    .bind::<Array<SqlUuid>, _>(ordered.iter().map(|r| r.id.0).collect::<Vec<_>>())
+                    .bind::<SqlUuid, _>(campaign.0)
+                    .bind::<Array<Bytea>, _>(ordered.iter().map(|r| r.ref_digest.as_slice()).collect::<Vec<_>>())
+                    .bind::<Array<Bytea>, _>(ordered.iter().map(|r| r.ref_sealed.as_slice()).collect::<Vec<_>>())
+                    .bind::<Array<Nullable<Bytea>>, _>(
+                        ordered.iter().map(|r| r.name_sealed.as_deref()).collect::<Vec<_>>(),
+                    )
+                    .bind::<Array<Nullable<Bytea>>, _>(
+                        ordered.iter().map(|r| r.email_sealed.as_deref()).collect::<Vec<_>>(),
+                    )
+                    .bind::<Array<Nullable<Bytea>>, _>(
+                        ordered.iter().map(|r| r.phone_sealed.as_deref()).collect::<Vec<_>>(),
+                    )
+                    .bind::<Array<Bytea>, _>(ordered.iter().map(|r| r.invitation_sealed.as_slice()).collect::<Vec<_>>())
+                    .bind::<Array<Timestamptz>, _>(ordered.iter().map(|r| r.at).collect::<Vec<_>>())
+                    .cached()
+                    .load(conn)
                     .await?;
                 let invitations: Vec<_> = rows
                     .iter()
-                    .filter(|r| stored.iter().any(|(id, _, _, inserted)| *inserted && *id == r.id.0))
+                    .filter(|r| stored.iter().any(|s| s.inserted && s.id == r.id.0))
                     .map(|r| LaunchLinkRow {
                         id: Uuid::new_v4(),
                         campaign_id: campaign.0,
@@ -461,7 +465,7 @@ impl CampaignRepository for PgStore {
                 if !invitations.is_empty() {
                     diesel::insert_into(launch_links::table).values(&invitations).execute(conn).await?;
                 }
-                let ids: Vec<Uuid> = stored.iter().map(|(id, ..)| *id).collect();
+                let ids: Vec<Uuid> = stored.iter().map(|s| s.id).collect();
                 let responded: Vec<Uuid> = sessions::table
                     .filter(sessions::respondent_id.eq_any(&ids))
                     .select(sessions::respondent_id.assume_not_null())
@@ -477,16 +481,14 @@ impl CampaignRepository for PgStore {
                 rows.iter()
                     .map(|r| {
                         let missing = || TxError::Domain(Error::internal("an upserted respondent is missing"));
-                        let (id, _, sealed, inserted) = stored
-                            .iter()
-                            .find(|(_, digest, ..)| digest.as_ref() == Some(&r.ref_digest))
-                            .ok_or_else(missing)?;
+                        let s =
+                            stored.iter().find(|s| s.ref_digest.as_ref() == Some(&r.ref_digest)).ok_or_else(missing)?;
                         Ok(UpsertedRespondent {
-                            id: RespondentId(*id),
-                            outcome: if *inserted { RowOutcome::Created } else { RowOutcome::Updated },
+                            id: RespondentId(s.id),
+                            outcome: if s.inserted { RowOutcome::Created } else { RowOutcome::Updated },
                             // Only an erased respondent has none, and it has no digest to match.
-                            invitation_sealed: sealed.clone().ok_or_else(missing)?,
-                            responded: responded.contains(id),
+                            invitation_sealed: s.invitation_sealed.clone().ok_or_else(missing)?,
+                            responded: responded.contains(&s.id),
                         })
                     })
                     .collect::<Result<Vec<_>, TxError>>()
@@ -496,16 +498,17 @@ impl CampaignRepository for PgStore {
     }
 
     async fn clear_refs(&self, after: Option<RespondentId>, limit: usize) -> Result<Vec<ClearRef>> {
-        let mut query = respondents::table
+        let clear = respondents::table
             .filter(respondents::external_ref.is_not_null())
             .order(respondents::id)
             .limit(i64::try_from(limit).map_err(Error::internal)?)
-            .select((respondents::id, respondents::campaign_id, respondents::external_ref.assume_not_null()))
-            .into_boxed();
-        if let Some(after) = after {
-            query = query.filter(respondents::id.gt(after.0));
+            .select((respondents::id, respondents::campaign_id, respondents::external_ref.assume_not_null()));
+        let mut conn = self.conn().await?;
+        let rows: Vec<(Uuid, Uuid, String)> = match after {
+            Some(after) => clear.filter(respondents::id.gt(after.0)).load(&mut conn).await,
+            None => clear.load(&mut conn).await,
         }
-        let rows: Vec<(Uuid, Uuid, String)> = query.load(&mut self.conn().await?).await.map_err(from_diesel)?;
+        .map_err(from_diesel)?;
         Ok(rows
             .into_iter()
             .map(|(id, campaign, external_ref)| ClearRef {
@@ -518,17 +521,24 @@ impl CampaignRepository for PgStore {
 
     async fn store_digested_refs(&self, refs: &[DigestedRef]) -> Result<usize> {
         let mut conn = self.conn().await?;
+        let other = diesel::alias!(respondents as other);
         let mut converted = 0;
         for r in refs {
             // One statement per row: a row whose digest is taken is skipped without failing the rest.
-            converted += diesel::sql_query(
-                "UPDATE respondents r SET ref_digest = $2, ref_sealed = $3, external_ref = NULL \
-                 WHERE r.id = $1 AND r.external_ref IS NOT NULL \
-                 AND NOT EXISTS (SELECT 1 FROM respondents o WHERE o.campaign_id = r.campaign_id AND o.ref_digest = $2)",
+            let taken = other
+                .filter(other.field(respondents::campaign_id).eq(respondents::campaign_id))
+                .filter(other.field(respondents::ref_digest).eq(&r.digest));
+            converted += diesel::update(
+                respondents::table
+                    .find(r.id.0)
+                    .filter(respondents::external_ref.is_not_null())
+                    .filter(not(exists(taken))),
             )
-            .bind::<SqlUuid, _>(r.id.0)
-            .bind::<Bytea, _>(&r.digest)
-            .bind::<Bytea, _>(&r.sealed)
+            .set((
+                respondents::ref_digest.eq(&r.digest),
+                respondents::ref_sealed.eq(&r.sealed),
+                respondents::external_ref.eq(None::<String>),
+            ))
             .execute(&mut conn)
             .await
             .map_err(from_diesel)?;

@@ -2,8 +2,9 @@
 //! a session's tally in its own transaction, and the campaign's sums, themes, quotes and segments
 //! follow.
 
-use diesel::sql_types::{Array, BigInt, Bool, Bytea, Double, Integer, Jsonb, Nullable, Text, Uuid as SqlUuid};
-use diesel::{OptionalExtension as _, sql_query};
+use diesel::prelude::*;
+use diesel::sql_query;
+use diesel::sql_types::{Array, BigInt, Bytea, Double, Integer, Nullable, Text, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use pulse_domain::Result;
 use pulse_domain::analysis::models::Rejection;
@@ -15,6 +16,7 @@ use serde_json::Value;
 
 use crate::results::rows::{CountsRow, SegmentRow, ShareRow, corrupt};
 use crate::rows::count_of;
+use crate::schema::{result_quotes, result_sessions, result_theme_shares, sessions};
 use crate::statement::Cached as _;
 use crate::store::TxError;
 
@@ -111,39 +113,35 @@ pub(crate) async fn replace_tally(
     verdict: Option<Rejection>,
     tally: &SessionTally,
 ) -> std::result::Result<(), TxError> {
-    let earlier: Option<CountsRow> =
-        sql_query("DELETE FROM result_sessions WHERE session_id = $1 RETURNING metrics, questions, vals, ns")
-            .bind::<SqlUuid, _>(session.0)
-            .cached()
-            .get_result(conn)
-            .await
-            .optional()?;
+    let earlier: Option<CountsRow> = diesel::delete(result_sessions::table.find(session.0))
+        .returning(CountsRow::as_returning())
+        .get_result(conn)
+        .await
+        .optional()?;
     if let Some(row) = earlier {
+        // This module never writes a NULL element.
         let counts = row
             .metrics
-            .iter()
+            .into_iter()
             .zip(row.questions)
-            .zip(row.vals.iter().zip(row.ns))
+            .zip(row.vals.into_iter().zip(row.ns))
             .map(|((metric, question_id), (value, n))| {
                 Ok(TallyCount {
-                    metric: Metric::parse(metric).ok_or_else(|| corrupt("metric"))?,
-                    question_id,
-                    value: *value,
-                    n,
+                    metric: metric.as_deref().and_then(Metric::parse).ok_or_else(|| corrupt("metric"))?,
+                    question_id: question_id.ok_or_else(|| corrupt("question"))?,
+                    value: value.ok_or_else(|| corrupt("value"))?,
+                    n: n.ok_or_else(|| corrupt("count"))?,
                 })
             })
             .collect::<Result<Vec<_>>>()
             .map_err(TxError::Domain)?;
         add_counts(conn, campaign, &counts, -1).await?;
     }
-    let shares: Vec<ShareRow> = sql_query(
-        "DELETE FROM result_theme_shares WHERE session_id = $1
-         RETURNING scope, key_digest, label_digest, mentions, score_sum, scores",
-    )
-    .bind::<SqlUuid, _>(session.0)
-    .cached()
-    .load(conn)
-    .await?;
+    let shares: Vec<ShareRow> =
+        diesel::delete(result_theme_shares::table.filter(result_theme_shares::session_id.eq(session.0)))
+            .returning(ShareRow::as_returning())
+            .load(conn)
+            .await?;
     let shares: Vec<ThemeShare> = shares
         .into_iter()
         .map(|r| ThemeShare {
@@ -156,17 +154,9 @@ pub(crate) async fn replace_tally(
         })
         .collect();
     add_themes(conn, campaign, &shares, -1).await?;
-    sql_query("DELETE FROM result_quotes WHERE session_id = $1")
-        .bind::<SqlUuid, _>(session.0)
-        .cached()
-        .execute(conn)
-        .await?;
+    diesel::delete(result_quotes::table.filter(result_quotes::session_id.eq(session.0))).execute(conn).await?;
 
-    let segment: SegmentRow = sql_query("SELECT context, tags, device_id FROM sessions WHERE id = $1")
-        .bind::<SqlUuid, _>(session.0)
-        .cached()
-        .get_result(conn)
-        .await?;
+    let segment: SegmentRow = sessions::table.find(session.0).select(SegmentRow::as_select()).get_result(conn).await?;
     let context = match segment.context {
         Value::Object(map) => map,
         _ => serde_json::Map::new(),
@@ -175,26 +165,23 @@ pub(crate) async fn replace_tally(
     let counts = tally.counts(verdict);
     let attributes: serde_json::Map<String, Value> =
         labels.attributes.into_iter().map(|(name, text)| (name, Value::String(text))).collect();
-    sql_query(
-        "INSERT INTO result_sessions (session_id, campaign_id, accepted, platform, app_version, device_id, tags,
-            attributes, metrics, questions, vals, ns)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-    )
-    .bind::<SqlUuid, _>(session.0)
-    .bind::<SqlUuid, _>(campaign.0)
-    .bind::<Bool, _>(verdict.is_none())
-    .bind::<Nullable<Text>, _>(labels.platform)
-    .bind::<Nullable<Text>, _>(labels.app_version)
-    .bind::<Nullable<SqlUuid>, _>(segment.device_id)
-    .bind::<Array<Text>, _>(labels.tags)
-    .bind::<Jsonb, _>(Value::Object(attributes))
-    .bind::<Array<Text>, _>(counts.iter().map(|c| c.metric.code()).collect::<Vec<_>>())
-    .bind::<Array<Text>, _>(counts.iter().map(|c| c.question_id.as_str()).collect::<Vec<_>>())
-    .bind::<Array<BigInt>, _>(counts.iter().map(|c| c.value).collect::<Vec<_>>())
-    .bind::<Array<BigInt>, _>(counts.iter().map(|c| c.n).collect::<Vec<_>>())
-    .cached()
-    .execute(conn)
-    .await?;
+    diesel::insert_into(result_sessions::table)
+        .values((
+            result_sessions::session_id.eq(session.0),
+            result_sessions::campaign_id.eq(campaign.0),
+            result_sessions::accepted.eq(verdict.is_none()),
+            result_sessions::platform.eq(labels.platform),
+            result_sessions::app_version.eq(labels.app_version),
+            result_sessions::device_id.eq(segment.device_id),
+            result_sessions::tags.eq(labels.tags),
+            result_sessions::attributes.eq(Value::Object(attributes)),
+            result_sessions::metrics.eq(counts.iter().map(|c| c.metric.code()).collect::<Vec<_>>()),
+            result_sessions::questions.eq(counts.iter().map(|c| c.question_id.as_str()).collect::<Vec<_>>()),
+            result_sessions::vals.eq(counts.iter().map(|c| c.value).collect::<Vec<_>>()),
+            result_sessions::ns.eq(counts.iter().map(|c| c.n).collect::<Vec<_>>()),
+        ))
+        .execute(conn)
+        .await?;
     add_counts(conn, campaign, &counts, 1).await?;
     if verdict.is_some() {
         return Ok(());

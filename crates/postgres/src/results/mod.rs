@@ -6,8 +6,10 @@ pub(crate) mod maintain;
 mod read;
 pub(crate) mod rows;
 
+use diesel::dsl::{case_when, exists, not};
+use diesel::prelude::*;
+use diesel::sql_query;
 use diesel::sql_types::{Array, Bool, Bytea, Uuid as SqlUuid};
-use diesel::{QueryResult, sql_query};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use pulse_domain::Result;
 use pulse_domain::campaigns::ports::CampaignRepository;
@@ -22,6 +24,9 @@ use crate::error::from_diesel;
 use crate::results::rows::{AnalyzedRow, AnswerRow, PhraseRow, StepRow, rejection};
 use crate::rows::RowCount;
 use crate::rows::count_of;
+use crate::schema::{
+    analysis_jobs, analyzer_in_charge, answer_analyses, answers, app_devices, session_analyses, sessions,
+};
 use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 use pulse_domain::results::ports::ResultsRepository;
@@ -31,18 +36,21 @@ use pulse_domain::results::ports::ResultsRepository;
 /// not a join, so the ranges search the index on `(campaign_id, analyzed_with)`: a campaign with
 /// nothing left to read again costs a few index probes.
 async fn pending_reanalysis(conn: &mut AsyncPgConnection, campaign: CampaignId) -> QueryResult<u64> {
-    let stale: RowCount = sql_query(
-        "SELECT count(*) AS n FROM analysis_jobs j
-         WHERE j.campaign_id = $1 AND j.due_at IS NULL AND EXISTS (SELECT 1 FROM analyzer_in_charge)
-           AND (j.analyzed_with IS NULL
-                OR (j.analyzed_with > '' AND j.analyzed_with < (SELECT analyzed_with FROM analyzer_in_charge))
-                OR j.analyzed_with > (SELECT analyzed_with FROM analyzer_in_charge))",
-    )
-    .bind::<SqlUuid, _>(campaign.0)
-    .cached()
-    .get_result(conn)
-    .await?;
-    Ok(count_of(stale.n))
+    let in_charge = || analyzer_in_charge::table.select(analyzer_in_charge::analyzed_with).single_value();
+    let stale: i64 = analysis_jobs::table
+        .filter(analysis_jobs::campaign_id.eq(campaign.0))
+        .filter(analysis_jobs::due_at.is_null())
+        .filter(exists(analyzer_in_charge::table.select(analyzer_in_charge::singleton)))
+        .filter(
+            analysis_jobs::analyzed_with
+                .is_null()
+                .or(analysis_jobs::analyzed_with.gt("").and(analysis_jobs::analyzed_with.lt(in_charge())))
+                .or(analysis_jobs::analyzed_with.gt(in_charge())),
+        )
+        .count()
+        .get_result(conn)
+        .await?;
+    Ok(count_of(stale))
 }
 
 impl ResultsRepository for PgStore {
@@ -54,53 +62,52 @@ impl ResultsRepository for PgStore {
     ) -> Result<Option<ResultsInput>> {
         let Some(overview) = self.campaign_overview(workspace, campaign).await? else { return Ok(None) };
         let mut conn = self.read_conn().await?;
-        let pending: RowCount = sql_query(
-            "SELECT count(*) AS n FROM sessions s
-             WHERE s.campaign_id = $1 AND s.status = 'COMPLETED'
-               AND NOT EXISTS (SELECT 1 FROM session_analyses a WHERE a.session_id = s.id)",
-        )
-        .bind::<SqlUuid, _>(campaign.0)
-        .cached()
-        .get_result(&mut conn)
-        .await
-        .map_err(from_diesel)?;
-        let analyzed: Vec<AnalyzedRow> = sql_query(
-            "SELECT a.session_id, a.rejection, a.duration_secs, a.coverage, s.context, s.tags,
-                    d.platform AS app_platform, d.app_version
-             FROM session_analyses a
-             JOIN sessions s ON s.id = a.session_id
-             LEFT JOIN app_devices d ON d.id = s.device_id
-             WHERE a.campaign_id = $1
-             ORDER BY a.session_id",
-        )
-        .bind::<SqlUuid, _>(campaign.0)
-        .cached()
-        .load(&mut conn)
-        .await
-        .map_err(from_diesel)?;
-        let answers: Vec<AnswerRow> = sql_query(
-            "SELECT w.session_id, w.question_id, w.rating,
-                    CASE WHEN $2 THEN w.text_sealed END AS text_sealed, w.word_count, w.answered_at
-             FROM answers w JOIN session_analyses a ON a.session_id = w.session_id
-             WHERE a.campaign_id = $1",
-        )
-        .bind::<SqlUuid, _>(campaign.0)
-        .bind::<Bool, _>(with_texts)
-        .cached()
-        .load(&mut conn)
-        .await
-        .map_err(from_diesel)?;
-        let steps: Vec<StepRow> = sql_query(
-            "SELECT r.session_id, r.question_id, r.step, r.version, r.input_digest, r.covered, r.score,
-                    r.phrases_sealed, r.language, r.other_language
-             FROM answer_analyses r JOIN session_analyses a ON a.session_id = r.session_id
-             WHERE a.campaign_id = $1",
-        )
-        .bind::<SqlUuid, _>(campaign.0)
-        .cached()
-        .load(&mut conn)
-        .await
-        .map_err(from_diesel)?;
+        let pending: i64 = sessions::table
+            .filter(sessions::campaign_id.eq(campaign.0))
+            .filter(sessions::status.eq("COMPLETED"))
+            .filter(not(exists(session_analyses::table.filter(session_analyses::session_id.eq(sessions::id)))))
+            .count()
+            .get_result(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        let analyzed: Vec<AnalyzedRow> = session_analyses::table
+            .inner_join(sessions::table.left_join(app_devices::table))
+            .filter(session_analyses::campaign_id.eq(campaign.0))
+            .order(session_analyses::session_id)
+            .select((
+                session_analyses::session_id,
+                session_analyses::rejection,
+                session_analyses::duration_secs,
+                session_analyses::coverage,
+                sessions::context,
+                sessions::tags,
+                app_devices::platform.nullable(),
+                app_devices::app_version.nullable(),
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        let answers: Vec<AnswerRow> = answers::table
+            .inner_join(session_analyses::table.on(session_analyses::session_id.eq(answers::session_id)))
+            .filter(session_analyses::campaign_id.eq(campaign.0))
+            .select((
+                answers::session_id,
+                answers::question_id,
+                answers::rating,
+                case_when(with_texts.into_sql::<Bool>(), answers::text_sealed),
+                answers::word_count,
+                answers::answered_at,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        let steps: Vec<StepRow> = answer_analyses::table
+            .inner_join(session_analyses::table.on(session_analyses::session_id.eq(answer_analyses::session_id)))
+            .filter(session_analyses::campaign_id.eq(campaign.0))
+            .select(StepRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)?;
 
         let mut answers_of: std::collections::HashMap<Uuid, Vec<AnswerRow>> = std::collections::HashMap::new();
         for answer in answers {
@@ -144,7 +151,7 @@ impl ResultsRepository for PgStore {
             campaign: overview.campaign,
             survey: overview.survey,
             counts: overview.counts,
-            pending: u64::try_from(pending.n).unwrap_or(0),
+            pending: u64::try_from(pending).unwrap_or(0),
             pending_reanalysis: pending_reanalysis(&mut conn, campaign).await.map_err(from_diesel)?,
             sessions,
         }))

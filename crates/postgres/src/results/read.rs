@@ -1,6 +1,7 @@
 //! The tallied reads of results: the campaign's sums, or a filtered group's from its slices and
 //! segments, with themes and quote candidates.
 
+use diesel::prelude::*;
 use diesel::sql_query;
 use diesel::sql_types::{Array, BigInt, Bool, Jsonb, Nullable, Text, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
@@ -18,6 +19,7 @@ use crate::results::filters::{
 };
 use crate::results::rows::{CountRow, QuoteCandidateRow, ThemeRow, corrupt};
 use crate::rows::{count_of, limit_of};
+use crate::schema::result_counts;
 use crate::statement::Cached as _;
 use crate::store::PgStore;
 
@@ -139,13 +141,13 @@ impl PgStore {
         text_questions: &[String],
         with_quotes: bool,
     ) -> Result<GroupTally> {
-        let counts: Vec<CountRow> =
-            sql_query("SELECT metric, question_id, value, n FROM result_counts WHERE campaign_id = $1 AND n <> 0")
-                .bind::<SqlUuid, _>(campaign.0)
-                .cached()
-                .load(conn)
-                .await
-                .map_err(from_diesel)?;
+        let counts: Vec<CountRow> = result_counts::table
+            .filter(result_counts::campaign_id.eq(campaign.0))
+            .filter(result_counts::n.ne(0))
+            .select(CountRow::as_select())
+            .load(conn)
+            .await
+            .map_err(from_diesel)?;
         let themes: Vec<ThemeRow> = sql_query(
             "SELECT t.scope, t.key_digest, t.sessions, t.score_sum, t.scores, l.label_digest, l.mentions
              FROM result_themes t
@@ -207,16 +209,15 @@ impl PgStore {
                 Self::segment_themes(conn, campaign, &binds).await?,
             ),
         };
-        let whole: Vec<CountRow> = sql_query(
-            "SELECT metric, question_id, value, n FROM result_counts
-             WHERE campaign_id = $1 AND metric = ANY($2::text[]) AND question_id = '' AND value = 0",
-        )
-        .bind::<SqlUuid, _>(campaign.0)
-        .bind::<Array<Text>, _>(vec![Metric::Accepted.code(), Metric::Analyzed.code()])
-        .cached()
-        .load(conn)
-        .await
-        .map_err(from_diesel)?;
+        let whole: Vec<CountRow> = result_counts::table
+            .filter(result_counts::campaign_id.eq(campaign.0))
+            .filter(result_counts::metric.eq_any([Metric::Accepted.code(), Metric::Analyzed.code()]))
+            .filter(result_counts::question_id.eq(""))
+            .filter(result_counts::value.eq(0))
+            .select(CountRow::as_select())
+            .load(conn)
+            .await
+            .map_err(from_diesel)?;
         let whole = |metric: Metric| {
             let code = metric.code();
             whole.iter().filter(|c| c.metric == code).map(|c| count_of(c.n)).sum::<u64>()

@@ -1,9 +1,7 @@
 //! The rows results read, some of them also read by the analysis.
 
-use diesel::QueryableByName;
-use diesel::sql_types::{
-    Array, BigInt, Bool, Bytea, Double, Integer, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid,
-};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Bytea, Double, Nullable, Text, Uuid as SqlUuid};
 use pulse_domain::analysis::models::{Rejection, Step, StepResult};
 use pulse_domain::campaigns::models::LanguageTag;
 use pulse_domain::{Error, Result};
@@ -12,44 +10,31 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::rows;
+use crate::schema::{answer_analyses, answers, result_counts, result_sessions, result_theme_shares, sessions};
 
-#[derive(QueryableByName)]
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = answers, check_for_backend(diesel::pg::Pg))]
 pub(crate) struct AnswerRow {
-    #[diesel(sql_type = SqlUuid)]
     pub(crate) session_id: Uuid,
-    #[diesel(sql_type = Text)]
     pub(crate) question_id: String,
-    #[diesel(sql_type = Nullable<diesel::sql_types::SmallInt>)]
     pub(crate) rating: Option<i16>,
-    #[diesel(sql_type = Nullable<Bytea>)]
     pub(crate) text_sealed: Option<Vec<u8>>,
-    #[diesel(sql_type = Integer)]
     pub(crate) word_count: i32,
-    #[diesel(sql_type = Timestamptz)]
     pub(crate) answered_at: OffsetDateTime,
 }
 
-#[derive(QueryableByName)]
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = answer_analyses, check_for_backend(diesel::pg::Pg))]
 pub(crate) struct StepRow {
-    #[diesel(sql_type = SqlUuid)]
     pub(crate) session_id: Uuid,
-    #[diesel(sql_type = Text)]
     pub(crate) question_id: String,
-    #[diesel(sql_type = Text)]
     pub(crate) step: String,
-    #[diesel(sql_type = Text)]
     pub(crate) version: String,
-    #[diesel(sql_type = Bytea)]
     pub(crate) input_digest: Vec<u8>,
-    #[diesel(sql_type = Bool)]
     pub(crate) covered: bool,
-    #[diesel(sql_type = Nullable<Double>)]
     pub(crate) score: Option<f64>,
-    #[diesel(sql_type = Nullable<Bytea>)]
     pub(crate) phrases_sealed: Option<Vec<u8>>,
-    #[diesel(sql_type = Nullable<Text>)]
     pub(crate) language: Option<String>,
-    #[diesel(sql_type = Bool)]
     pub(crate) other_language: bool,
 }
 
@@ -72,65 +57,48 @@ impl StepRow {
     }
 }
 
-#[derive(QueryableByName)]
+#[derive(Queryable)]
 pub(crate) struct AnalyzedRow {
-    #[diesel(sql_type = SqlUuid)]
     pub(crate) session_id: Uuid,
-    #[diesel(sql_type = Nullable<Text>)]
     pub(crate) rejection: Option<String>,
-    #[diesel(sql_type = Integer)]
     pub(crate) duration_secs: i32,
-    #[diesel(sql_type = Double)]
     pub(crate) coverage: f64,
-    #[diesel(sql_type = Jsonb)]
     pub(crate) context: Value,
-    #[diesel(sql_type = Array<Text>)]
     pub(crate) tags: Vec<String>,
-    #[diesel(sql_type = Nullable<Text>)]
     pub(crate) app_platform: Option<String>,
-    #[diesel(sql_type = Nullable<Text>)]
     pub(crate) app_version: Option<String>,
 }
 
-#[derive(QueryableByName)]
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = sessions, check_for_backend(diesel::pg::Pg))]
 pub(crate) struct SegmentRow {
-    #[diesel(sql_type = Jsonb)]
     pub(crate) context: Value,
-    #[diesel(sql_type = Array<Text>)]
     pub(crate) tags: Vec<String>,
-    #[diesel(sql_type = Nullable<SqlUuid>)]
     pub(crate) device_id: Option<Uuid>,
 }
 
-#[derive(QueryableByName)]
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = result_sessions, check_for_backend(diesel::pg::Pg))]
 pub(crate) struct CountsRow {
-    #[diesel(sql_type = Array<Text>)]
-    pub(crate) metrics: Vec<String>,
-    #[diesel(sql_type = Array<Text>)]
-    pub(crate) questions: Vec<String>,
-    #[diesel(sql_type = Array<BigInt>)]
-    pub(crate) vals: Vec<i64>,
-    #[diesel(sql_type = Array<BigInt>)]
-    pub(crate) ns: Vec<i64>,
+    pub(crate) metrics: Vec<Option<String>>,
+    pub(crate) questions: Vec<Option<String>>,
+    pub(crate) vals: Vec<Option<i64>>,
+    pub(crate) ns: Vec<Option<i64>>,
 }
 
-#[derive(QueryableByName)]
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = result_theme_shares, check_for_backend(diesel::pg::Pg))]
 pub(crate) struct ShareRow {
-    #[diesel(sql_type = Text)]
     pub(crate) scope: String,
-    #[diesel(sql_type = Bytea)]
     pub(crate) key_digest: Vec<u8>,
-    #[diesel(sql_type = Bytea)]
     pub(crate) label_digest: Vec<u8>,
-    #[diesel(sql_type = BigInt)]
     pub(crate) mentions: i64,
-    #[diesel(sql_type = BigInt)]
     pub(crate) score_sum: i64,
-    #[diesel(sql_type = BigInt)]
     pub(crate) scores: i64,
 }
 
-#[derive(QueryableByName)]
+#[derive(QueryableByName, Queryable, Selectable)]
+#[diesel(table_name = result_counts, check_for_backend(diesel::pg::Pg))]
 pub(crate) struct CountRow {
     #[diesel(sql_type = Text)]
     pub(crate) metric: String,

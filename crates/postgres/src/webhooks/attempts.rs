@@ -5,10 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use diesel::QueryableByName;
 use diesel::result::Error as DieselError;
-use diesel::sql_query;
 use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::{ExpressionMethods as _, QueryDsl as _, QueryableByName, sql_query};
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use pulse_domain::Result;
@@ -18,6 +17,7 @@ use uuid::Uuid;
 use crate::batch::{BatchLimits, Flush, GroupCommit};
 use crate::error::{from_diesel, from_pool};
 use crate::rows::to_i32;
+use crate::schema::{webhook_deliveries, webhook_subscriptions};
 use crate::statement::Cached as _;
 
 /// A webhook worker keeps hundreds of attempts going; a group holds what they answered meanwhile.
@@ -69,15 +69,19 @@ async fn lock_in_order(
     attempts: &[AttemptRecord],
 ) -> std::result::Result<(), DieselError> {
     let deliveries: Vec<Uuid> = attempts.iter().map(|a| a.delivery.0).collect();
-    sql_query("SELECT 1 FROM webhook_deliveries WHERE id = ANY ($1) ORDER BY position FOR UPDATE")
-        .bind::<Array<SqlUuid>, _>(&deliveries)
-        .cached()
+    webhook_deliveries::table
+        .filter(webhook_deliveries::id.eq_any(&deliveries))
+        .order(webhook_deliveries::position)
+        .select(webhook_deliveries::id)
+        .for_update()
         .execute(conn)
         .await?;
     let endpoints: Vec<Uuid> = attempts.iter().map(|a| a.subscription.0).collect();
-    sql_query("SELECT 1 FROM webhook_subscriptions WHERE id = ANY ($1) ORDER BY id FOR UPDATE")
-        .bind::<Array<SqlUuid>, _>(&endpoints)
-        .cached()
+    webhook_subscriptions::table
+        .filter(webhook_subscriptions::id.eq_any(&endpoints))
+        .order(webhook_subscriptions::id)
+        .select(webhook_subscriptions::id)
+        .for_update()
         .execute(conn)
         .await?;
     Ok(())
@@ -98,54 +102,20 @@ async fn record(
     conn: &mut AsyncPgConnection,
     attempts: &[AttemptRecord],
 ) -> std::result::Result<Vec<bool>, DieselError> {
-    let rows: Vec<RecordedRow> = sql_query(
-        "WITH input AS (
-            SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::int[], $6::timestamptz[],
-                $7::timestamptz[], $8::int[], $9::text[], $10::int[])
-                WITH ORDINALITY AS i (delivery_id, token, subscription_id, status, attempt, attempted_at,
-                    next_attempt_at, status_code, error, duration_ms, ord)
-        ), held AS MATERIALIZED (
-            SELECT d.id FROM webhook_deliveries d JOIN input i ON d.id = i.delivery_id AND d.claim_token = i.token
-            ORDER BY d.position
-            FOR UPDATE OF d
-        ), updated AS (
-            UPDATE webhook_deliveries d SET status = i.status, attempts = i.attempt,
-                next_attempt_at = i.next_attempt_at, last_status_code = i.status_code, last_error = i.error,
-                delivered_at = CASE WHEN i.status = 'DELIVERED' THEN i.attempted_at ELSE d.delivered_at END,
-                claim_token = NULL
-            FROM input i
-            WHERE d.id = i.delivery_id AND d.claim_token = i.token AND d.id IN (SELECT id FROM held)
-            RETURNING i.*
-        ), logged AS (
-            INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
-            SELECT delivery_id, attempt, attempted_at, status_code, error, duration_ms FROM updated
-        ), reset AS (
-            UPDATE webhook_subscriptions SET dead_in_a_row = 0
-            WHERE id IN (
-                SELECT id FROM webhook_subscriptions
-                WHERE dead_in_a_row > 0 AND id IN (
-                    SELECT subscription_id FROM updated GROUP BY subscription_id
-                    HAVING bool_or(status = 'DELIVERED') AND NOT bool_or(status = 'DEAD')
-                )
-                ORDER BY id
-                FOR UPDATE
-            )
-        )
-        SELECT ord FROM updated",
-    )
-    .bind::<Array<SqlUuid>, _>(attempts.iter().map(|a| a.delivery.0).collect::<Vec<_>>())
-    .bind::<Array<SqlUuid>, _>(attempts.iter().map(|a| a.claim_token).collect::<Vec<_>>())
-    .bind::<Array<SqlUuid>, _>(attempts.iter().map(|a| a.subscription.0).collect::<Vec<_>>())
-    .bind::<Array<Text>, _>(attempts.iter().map(|a| a.status.as_str()).collect::<Vec<_>>())
-    .bind::<Array<Integer>, _>(attempts.iter().map(|a| to_i32(a.attempt)).collect::<Vec<_>>())
-    .bind::<Array<Timestamptz>, _>(attempts.iter().map(|a| a.attempted_at).collect::<Vec<_>>())
-    .bind::<Array<Nullable<Timestamptz>>, _>(attempts.iter().map(|a| a.next_attempt_at).collect::<Vec<_>>())
-    .bind::<Array<Nullable<Integer>>, _>(attempts.iter().map(|a| a.status_code.map(i32::from)).collect::<Vec<_>>())
-    .bind::<Array<Nullable<Text>>, _>(attempts.iter().map(|a| a.error.as_deref()).collect::<Vec<_>>())
-    .bind::<Array<Integer>, _>(attempts.iter().map(|a| to_i32(a.duration_ms)).collect::<Vec<_>>())
-    .cached()
-    .load(conn)
-    .await?;
+    let rows: Vec<RecordedRow> = sql_query(include_str!("record_attempts.sql"))
+        .bind::<Array<SqlUuid>, _>(attempts.iter().map(|a| a.delivery.0).collect::<Vec<_>>())
+        .bind::<Array<SqlUuid>, _>(attempts.iter().map(|a| a.claim_token).collect::<Vec<_>>())
+        .bind::<Array<SqlUuid>, _>(attempts.iter().map(|a| a.subscription.0).collect::<Vec<_>>())
+        .bind::<Array<Text>, _>(attempts.iter().map(|a| a.status.as_str()).collect::<Vec<_>>())
+        .bind::<Array<Integer>, _>(attempts.iter().map(|a| to_i32(a.attempt)).collect::<Vec<_>>())
+        .bind::<Array<Timestamptz>, _>(attempts.iter().map(|a| a.attempted_at).collect::<Vec<_>>())
+        .bind::<Array<Nullable<Timestamptz>>, _>(attempts.iter().map(|a| a.next_attempt_at).collect::<Vec<_>>())
+        .bind::<Array<Nullable<Integer>>, _>(attempts.iter().map(|a| a.status_code.map(i32::from)).collect::<Vec<_>>())
+        .bind::<Array<Nullable<Text>>, _>(attempts.iter().map(|a| a.error.as_deref()).collect::<Vec<_>>())
+        .bind::<Array<Integer>, _>(attempts.iter().map(|a| to_i32(a.duration_ms)).collect::<Vec<_>>())
+        .cached()
+        .load(conn)
+        .await?;
     let mut recorded = vec![false; attempts.len()];
     for row in rows {
         if let Some(place) = usize::try_from(row.ord).ok().and_then(|ord| recorded.get_mut(ord.wrapping_sub(1))) {
@@ -182,11 +152,14 @@ fn runs_in_turn<'a>(attempts: &'a [AttemptRecord], recorded: &[bool]) -> BTreeMa
 }
 
 async fn reset_run(conn: &mut AsyncPgConnection, subscription: Uuid) -> std::result::Result<(), DieselError> {
-    sql_query("UPDATE webhook_subscriptions SET dead_in_a_row = 0 WHERE id = $1 AND dead_in_a_row > 0")
-        .bind::<SqlUuid, _>(subscription)
-        .cached()
-        .execute(conn)
-        .await?;
+    diesel::update(
+        webhook_subscriptions::table
+            .filter(webhook_subscriptions::id.eq(subscription))
+            .filter(webhook_subscriptions::dead_in_a_row.gt(0)),
+    )
+    .set(webhook_subscriptions::dead_in_a_row.eq(0))
+    .execute(conn)
+    .await?;
     Ok(())
 }
 
@@ -222,7 +195,6 @@ mod tests {
     use pulse_testing::contract::webhooks::{endpoint_with, settle};
     use time::OffsetDateTime;
 
-    use crate::rows::IdRow;
     use crate::test_db::{TestDatabase, until_settled};
     use crate::{PoolSettings, connect};
 
@@ -254,9 +226,13 @@ mod tests {
         endpoint_with(&w, &partner, 2).await;
         let claimed = settle(&w, w.clock.now(), &[None, None]).await;
         let mut watcher = AsyncPgConnection::establish(database.url()).await.expect("a connection");
-        let in_order: Vec<IdRow> =
-            sql_query("SELECT id FROM webhook_deliveries ORDER BY position").load(&mut watcher).await.expect("read");
-        let [first, second] = [in_order[0].id, in_order[1].id];
+        let in_order: Vec<Uuid> = webhook_deliveries::table
+            .order(webhook_deliveries::position)
+            .select(webhook_deliveries::id)
+            .load(&mut watcher)
+            .await
+            .expect("read");
+        let [first, second] = [in_order[0], in_order[1]];
         let record_of = |id: Uuid| {
             let delivery = claimed.iter().find(|d| d.id.0 == id).expect("claimed");
             AttemptRecord {

@@ -1,8 +1,11 @@
 //! Deliveries as the routes and the worker read them: the trail of attempts, claims and
 //! redeliveries.
 
+use diesel::pg::Pg;
 use diesel::sql_types::{Array, BigInt, Bytea, Integer, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
-use diesel::{QueryableByName, sql_query};
+use diesel::{
+    ExpressionMethods as _, QueryDsl as _, Queryable, QueryableByName, Selectable, SelectableHelper as _, sql_query,
+};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use pulse_domain::Result;
 use pulse_domain::ids::{DeliveryId, EventId, WebhookId, WorkspaceId};
@@ -16,59 +19,44 @@ use uuid::Uuid;
 
 use crate::error::from_diesel;
 use crate::rows::to_u32;
+use crate::schema::{webhook_attempts, webhook_deliveries, webhook_events, webhook_redeliveries};
 use crate::statement::Cached as _;
-
 use crate::webhooks::outbox::{aggregate, corrupt, event_type};
 
-#[derive(QueryableByName)]
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = webhook_deliveries, check_for_backend(Pg))]
 pub(crate) struct DeliveryRow {
-    #[diesel(sql_type = SqlUuid)]
     pub(crate) id: Uuid,
-    #[diesel(sql_type = BigInt)]
     pub(crate) position: i64,
-    #[diesel(sql_type = SqlUuid)]
     pub(crate) event_id: Uuid,
-    #[diesel(sql_type = Text)]
+    #[diesel(select_expression = webhook_events::event_type)]
     pub(crate) event_type: String,
-    #[diesel(sql_type = Text)]
     pub(crate) status: String,
-    #[diesel(sql_type = Integer)]
     pub(crate) attempts: i32,
-    #[diesel(sql_type = Nullable<Timestamptz>)]
     pub(crate) next_attempt_at: Option<OffsetDateTime>,
-    #[diesel(sql_type = Nullable<Integer>)]
     pub(crate) last_status_code: Option<i32>,
-    #[diesel(sql_type = Nullable<Text>)]
     pub(crate) last_error: Option<String>,
-    #[diesel(sql_type = Timestamptz)]
+    #[diesel(select_expression = webhook_events::occurred_at)]
     pub(crate) occurred_at: OffsetDateTime,
-    #[diesel(sql_type = Nullable<Timestamptz>)]
     pub(crate) delivered_at: Option<OffsetDateTime>,
 }
 
-#[derive(QueryableByName)]
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = webhook_attempts, check_for_backend(Pg))]
 pub(crate) struct AttemptRow {
-    #[diesel(sql_type = SqlUuid)]
     pub(crate) delivery_id: Uuid,
-    #[diesel(sql_type = Integer)]
     pub(crate) attempt: i32,
-    #[diesel(sql_type = Timestamptz)]
     pub(crate) attempted_at: OffsetDateTime,
-    #[diesel(sql_type = Nullable<Integer>)]
     pub(crate) status_code: Option<i32>,
-    #[diesel(sql_type = Nullable<Text>)]
     pub(crate) error: Option<String>,
-    #[diesel(sql_type = Integer)]
     pub(crate) duration_ms: i32,
 }
 
-#[derive(QueryableByName)]
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = webhook_redeliveries, check_for_backend(Pg))]
 pub(crate) struct RedeliveryRow {
-    #[diesel(sql_type = SqlUuid)]
     pub(crate) delivery_id: Uuid,
-    #[diesel(sql_type = Integer)]
     pub(crate) attempts_before: i32,
-    #[diesel(sql_type = Timestamptz)]
     pub(crate) requested_at: OffsetDateTime,
 }
 
@@ -76,31 +64,23 @@ pub(crate) fn status_code(code: Option<i32>) -> Option<u16> {
     code.and_then(|c| u16::try_from(c).ok())
 }
 
-pub(crate) const DELIVERY_COLUMNS: &str =
-    "d.id, d.position, d.event_id, e.event_type, d.status, d.attempts, d.next_attempt_at,
-    d.last_status_code, d.last_error, e.occurred_at, d.delivered_at";
-
 /// The deliveries' views, each with its attempts and redeliveries, in the order of `rows`.
 pub(crate) async fn with_trail(conn: &mut AsyncPgConnection, rows: Vec<DeliveryRow>) -> Result<Vec<DeliveryView>> {
     let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
-    let attempts: Vec<AttemptRow> = sql_query(
-        "SELECT delivery_id, attempt, attempted_at, status_code, error, duration_ms
-        FROM webhook_attempts WHERE delivery_id = ANY ($1) ORDER BY delivery_id, attempt",
-    )
-    .bind::<Array<SqlUuid>, _>(&ids)
-    .cached()
-    .load(conn)
-    .await
-    .map_err(from_diesel)?;
-    let redeliveries: Vec<RedeliveryRow> = sql_query(
-        "SELECT delivery_id, attempts_before, requested_at
-        FROM webhook_redeliveries WHERE delivery_id = ANY ($1) ORDER BY delivery_id, attempts_before",
-    )
-    .bind::<Array<SqlUuid>, _>(&ids)
-    .cached()
-    .load(conn)
-    .await
-    .map_err(from_diesel)?;
+    let attempts: Vec<AttemptRow> = webhook_attempts::table
+        .filter(webhook_attempts::delivery_id.eq_any(&ids))
+        .order((webhook_attempts::delivery_id, webhook_attempts::attempt))
+        .select(AttemptRow::as_select())
+        .load(conn)
+        .await
+        .map_err(from_diesel)?;
+    let redeliveries: Vec<RedeliveryRow> = webhook_redeliveries::table
+        .filter(webhook_redeliveries::delivery_id.eq_any(&ids))
+        .order((webhook_redeliveries::delivery_id, webhook_redeliveries::attempts_before))
+        .select(RedeliveryRow::as_select())
+        .load(conn)
+        .await
+        .map_err(from_diesel)?;
     rows.into_iter()
         .map(|row| {
             let history = attempts
@@ -163,45 +143,18 @@ pub(crate) async fn requeue(
         Some(range) => range.statuses.iter().map(|s| s.as_str()).collect(),
         None => DeliveryStatus::ALL.iter().map(|s| s.as_str()).collect(),
     };
-    let requeued: Requeued = sql_query(
-        "WITH matching AS (
-            SELECT d.id, d.status FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-            WHERE d.subscription_id = $1 AND ($2::uuid IS NULL OR d.id = $2)
-                AND ($3::timestamptz IS NULL OR e.occurred_at >= $3) AND ($4::timestamptz IS NULL OR e.occurred_at < $4)
-                AND d.status = ANY ($5)
-            ORDER BY d.position
-            LIMIT $6 + 1
-            FOR UPDATE OF d
-        ), requeued AS (
-            UPDATE webhook_deliveries d SET
-                status = CASE WHEN m.status IN ('DEAD', 'DELIVERED') THEN 'PENDING' ELSE d.status END,
-                next_attempt_at = CASE
-                    WHEN m.status IN ('DEAD', 'DELIVERED') THEN $7
-                    WHEN d.claim_token IS NULL THEN LEAST(d.next_attempt_at, $7)
-                    ELSE d.next_attempt_at END,
-                attempts_before_redelivery =
-                    CASE WHEN m.status IN ('DEAD', 'DELIVERED') THEN d.attempts ELSE d.attempts_before_redelivery END,
-                delivered_at = CASE WHEN m.status IN ('DEAD', 'DELIVERED') THEN NULL ELSE d.delivered_at END
-            FROM matching m
-            WHERE d.id = m.id AND (SELECT count(*) FROM matching) <= $6
-            RETURNING d.id, d.attempts, m.status AS was
-        ), audited AS (
-            INSERT INTO webhook_redeliveries (delivery_id, attempts_before, requested_at)
-            SELECT id, attempts, $7 FROM requeued WHERE was IN ('DEAD', 'DELIVERED')
-        )
-        SELECT count(*) AS matched FROM matching",
-    )
-    .bind::<SqlUuid, _>(subscription.0)
-    .bind::<Nullable<SqlUuid>, _>(delivery.map(|d| d.0))
-    .bind::<Nullable<Timestamptz>, _>(range.map(|r| r.from))
-    .bind::<Nullable<Timestamptz>, _>(range.map(|r| r.to))
-    .bind::<Array<Text>, _>(statuses)
-    .bind::<BigInt, _>(i64::from(max))
-    .bind::<Timestamptz, _>(at)
-    .cached()
-    .get_result(conn)
-    .await
-    .map_err(from_diesel)?;
+    let requeued: Requeued = sql_query(include_str!("requeue.sql"))
+        .bind::<SqlUuid, _>(subscription.0)
+        .bind::<Nullable<SqlUuid>, _>(delivery.map(|d| d.0))
+        .bind::<Nullable<Timestamptz>, _>(range.map(|r| r.from))
+        .bind::<Nullable<Timestamptz>, _>(range.map(|r| r.to))
+        .bind::<Array<Text>, _>(statuses)
+        .bind::<BigInt, _>(i64::from(max))
+        .bind::<Timestamptz, _>(at)
+        .cached()
+        .get_result(conn)
+        .await
+        .map_err(from_diesel)?;
     Ok(requeued.matched)
 }
 

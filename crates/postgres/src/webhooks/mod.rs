@@ -11,8 +11,12 @@ pub(crate) mod attempts;
 mod deliveries;
 pub(crate) mod outbox;
 
+use diesel::pg::Pg;
 use diesel::sql_types::{Array, BigInt, Bool, Bytea, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
-use diesel::{QueryableByName, sql_query};
+use diesel::{
+    BoolExpressionMethods as _, ExpressionMethods as _, IntoSql as _, NullableExpressionMethods as _,
+    OptionalExtension as _, QueryDsl as _, Queryable, QueryableByName, Selectable, SelectableHelper as _, sql_query,
+};
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
 use pulse_domain::ids::{DeliveryId, WebhookId, WorkspaceId};
 use pulse_domain::shared::paging::PageRequest;
@@ -27,7 +31,8 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::from_diesel;
-use crate::rows::{IdRow, RowCount};
+use crate::rows::IdRow;
+use crate::schema::{webhook_deliveries, webhook_events, webhook_subscriptions, workspaces};
 use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 use crate::webhooks::attempts::AttemptRecords;
@@ -37,25 +42,18 @@ use crate::webhooks::outbox::event_type;
 const SUBSCRIPTION_COLUMNS: &str =
     "id, workspace_id, url, description, event_types, is_active, disabled_at, disabled_reason, created_at";
 
-#[derive(QueryableByName)]
+/// Read by the DSL, and by name from the raw update's `RETURNING` ([`SUBSCRIPTION_COLUMNS`]).
+#[derive(Queryable, QueryableByName, Selectable)]
+#[diesel(table_name = webhook_subscriptions, check_for_backend(Pg))]
 struct SubscriptionRow {
-    #[diesel(sql_type = SqlUuid)]
     id: Uuid,
-    #[diesel(sql_type = SqlUuid)]
     workspace_id: Uuid,
-    #[diesel(sql_type = Text)]
     url: String,
-    #[diesel(sql_type = Nullable<Text>)]
     description: Option<String>,
-    #[diesel(sql_type = Array<Text>)]
     event_types: Vec<String>,
-    #[diesel(sql_type = Bool)]
     is_active: bool,
-    #[diesel(sql_type = Nullable<Timestamptz>)]
     disabled_at: Option<OffsetDateTime>,
-    #[diesel(sql_type = Nullable<Text>)]
     disabled_reason: Option<String>,
-    #[diesel(sql_type = Timestamptz)]
     created_at: OffsetDateTime,
 }
 
@@ -86,38 +84,32 @@ impl WebhookRepository for PgStore {
         let mut conn = self.conn().await?;
         conn.transaction::<_, TxError, _>(async |conn| {
             // Serialises creations in the workspace, so the limit holds under concurrency.
-            sql_query("SELECT 1 FROM workspaces WHERE id = $1 FOR NO KEY UPDATE")
-                .bind::<SqlUuid, _>(s.workspace_id.0)
-                .cached()
-                .execute(conn)
-                .await?;
-            let held: RowCount = sql_query("SELECT count(*) AS n FROM webhook_subscriptions WHERE workspace_id = $1")
-                .bind::<SqlUuid, _>(s.workspace_id.0)
-                .cached()
+            workspaces::table.find(s.workspace_id.0).select(workspaces::id).for_no_key_update().execute(conn).await?;
+            let held: i64 = webhook_subscriptions::table
+                .filter(webhook_subscriptions::workspace_id.eq(s.workspace_id.0))
+                .count()
                 .get_result(conn)
                 .await?;
-            if held.n >= max {
+            if held >= max {
                 return Err(TxError::Domain(Error::refused(
                     ErrorCode::Conflict,
                     format!("a workspace holds at most {max_per_workspace} webhook endpoints; delete one first"),
                 )));
             }
-            sql_query(
-                "INSERT INTO webhook_subscriptions (id, workspace_id, url, description, event_types, secret_sealed,
-                    is_active, created_at, updated_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
-            )
-            .bind::<SqlUuid, _>(s.id.0)
-            .bind::<SqlUuid, _>(s.workspace_id.0)
-            .bind::<Text, _>(&s.url)
-            .bind::<Nullable<Text>, _>(s.description.as_deref())
-            .bind::<Array<Text>, _>(type_names(&s.event_types))
-            .bind::<Bytea, _>(&new.secret_sealed)
-            .bind::<Bool, _>(s.is_active)
-            .bind::<Timestamptz, _>(s.created_at)
-            .cached()
-            .execute(conn)
-            .await?;
+            diesel::insert_into(webhook_subscriptions::table)
+                .values((
+                    webhook_subscriptions::id.eq(s.id.0),
+                    webhook_subscriptions::workspace_id.eq(s.workspace_id.0),
+                    webhook_subscriptions::url.eq(&s.url),
+                    webhook_subscriptions::description.eq(s.description.as_deref()),
+                    webhook_subscriptions::event_types.eq(type_names(&s.event_types)),
+                    webhook_subscriptions::secret_sealed.eq(new.secret_sealed.as_slice()),
+                    webhook_subscriptions::is_active.eq(s.is_active),
+                    webhook_subscriptions::created_at.eq(s.created_at),
+                    webhook_subscriptions::updated_at.eq(s.created_at),
+                ))
+                .execute(conn)
+                .await?;
             Ok(())
         })
         .await
@@ -125,28 +117,26 @@ impl WebhookRepository for PgStore {
     }
 
     async fn list_subscriptions(&self, workspace: WorkspaceId) -> Result<Vec<Subscription>> {
-        let rows: Vec<SubscriptionRow> = sql_query(format!(
-            "SELECT {SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE workspace_id = $1 ORDER BY created_at, id"
-        ))
-        .bind::<SqlUuid, _>(workspace.0)
-        .cached()
-        .load(&mut self.conn().await?)
-        .await
-        .map_err(from_diesel)?;
+        let rows: Vec<SubscriptionRow> = webhook_subscriptions::table
+            .filter(webhook_subscriptions::workspace_id.eq(workspace.0))
+            .order((webhook_subscriptions::created_at, webhook_subscriptions::id))
+            .select(SubscriptionRow::as_select())
+            .load(&mut self.conn().await?)
+            .await
+            .map_err(from_diesel)?;
         rows.into_iter().map(SubscriptionRow::into_domain).collect()
     }
 
     async fn find_subscription(&self, workspace: WorkspaceId, id: WebhookId) -> Result<Option<Subscription>> {
-        let rows: Vec<SubscriptionRow> = sql_query(format!(
-            "SELECT {SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE id = $1 AND workspace_id = $2"
-        ))
-        .bind::<SqlUuid, _>(id.0)
-        .bind::<SqlUuid, _>(workspace.0)
-        .cached()
-        .load(&mut self.conn().await?)
-        .await
-        .map_err(from_diesel)?;
-        rows.into_iter().next().map(SubscriptionRow::into_domain).transpose()
+        let row: Option<SubscriptionRow> = webhook_subscriptions::table
+            .filter(webhook_subscriptions::id.eq(id.0))
+            .filter(webhook_subscriptions::workspace_id.eq(workspace.0))
+            .select(SubscriptionRow::as_select())
+            .get_result(&mut self.conn().await?)
+            .await
+            .optional()
+            .map_err(from_diesel)?;
+        row.map(SubscriptionRow::into_domain).transpose()
     }
 
     async fn update_subscription(
@@ -219,12 +209,13 @@ impl WebhookRepository for PgStore {
             .cached()
             .execute(conn)
             .await?;
-            let deleted = sql_query("DELETE FROM webhook_subscriptions WHERE id = $1 AND workspace_id = $2")
-                .bind::<SqlUuid, _>(id.0)
-                .bind::<SqlUuid, _>(workspace.0)
-                .cached()
-                .execute(conn)
-                .await?;
+            let deleted = diesel::delete(
+                webhook_subscriptions::table
+                    .filter(webhook_subscriptions::id.eq(id.0))
+                    .filter(webhook_subscriptions::workspace_id.eq(workspace.0)),
+            )
+            .execute(conn)
+            .await?;
             Ok(deleted > 0)
         })
         .await
@@ -280,20 +271,19 @@ impl WebhookRepository for PgStore {
 
     async fn list_deliveries(&self, subscription: WebhookId, page: &PageRequest) -> Result<Vec<DeliveryView>> {
         let mut conn = self.read_conn().await?;
-        let rows: Vec<DeliveryRow> = sql_query(format!(
-            "SELECT {DELIVERY_COLUMNS}
-            FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-            WHERE d.subscription_id = $1 AND ($2::bigint IS NULL OR d.position < $2)
-            ORDER BY d.position DESC
-            LIMIT $3"
-        ))
-        .bind::<SqlUuid, _>(subscription.0)
-        .bind::<Nullable<BigInt>, _>(page.after.map(|k| k.position))
-        .bind::<BigInt, _>(i64::from(page.limit) + 1)
-        .cached()
-        .load(&mut conn)
-        .await
-        .map_err(from_diesel)?;
+        let before = page.after.map(|k| k.position);
+        let rows: Vec<DeliveryRow> = webhook_deliveries::table
+            .inner_join(webhook_events::table)
+            .filter(webhook_deliveries::subscription_id.eq(subscription.0))
+            .filter(
+                before.into_sql::<Nullable<BigInt>>().is_null().or(webhook_deliveries::position.nullable().lt(before)),
+            )
+            .order(webhook_deliveries::position.desc())
+            .limit(i64::from(page.limit) + 1)
+            .select(DeliveryRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(from_diesel)?;
         with_trail(&mut conn, rows).await
     }
 
@@ -310,14 +300,12 @@ impl WebhookRepository for PgStore {
             if requeue(conn, subscription, Some(delivery), None, at, 1).await.map_err(TxError::Domain)? == 0 {
                 return Ok(None);
             }
-            let rows: Vec<DeliveryRow> = sql_query(format!(
-                "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-                WHERE d.id = $1"
-            ))
-            .bind::<SqlUuid, _>(delivery.0)
-            .cached()
-            .load(conn)
-            .await?;
+            let rows: Vec<DeliveryRow> = webhook_deliveries::table
+                .inner_join(webhook_events::table)
+                .filter(webhook_deliveries::id.eq(delivery.0))
+                .select(DeliveryRow::as_select())
+                .load(conn)
+                .await?;
             Ok(with_trail(conn, rows).await.map_err(TxError::Domain)?.pop())
         })
         .await
@@ -404,9 +392,11 @@ impl WebhookRepository for PgStore {
             }
             // In the order of their position, as a redelivery locks them, so neither waits for the
             // other in a cycle.
-            sql_query("SELECT 1 FROM webhook_deliveries WHERE event_id = ANY ($1) ORDER BY position FOR UPDATE")
-                .bind::<Array<SqlUuid>, _>(&ids)
-                .cached()
+            webhook_deliveries::table
+                .filter(webhook_deliveries::event_id.eq_any(&ids))
+                .order(webhook_deliveries::position)
+                .select(webhook_deliveries::id)
+                .for_update()
                 .execute(conn)
                 .await?;
             let deleted = sql_query(
@@ -518,8 +508,7 @@ mod tests {
         assert_eq!(store.purge_webhook_events(month_ago, 2).await.expect("purged"), 1);
         assert_eq!(store.purge_webhook_events(month_ago, 2).await.expect("purged"), 0);
         assert_eq!(events_left(&mut conn).await, ["event0", "event1"], "today's, and the failed delivery's");
-        let deliveries: RowCount =
-            sql_query("SELECT count(*) AS n FROM webhook_deliveries").get_result(&mut conn).await.expect("counted");
-        assert_eq!(deliveries.n, 2, "the purged events' deliveries went with them");
+        let deliveries: i64 = webhook_deliveries::table.count().get_result(&mut conn).await.expect("counted");
+        assert_eq!(deliveries, 2, "the purged events' deliveries went with them");
     }
 }

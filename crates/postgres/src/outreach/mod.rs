@@ -3,6 +3,7 @@
 //! person, channel, kind and number, so planning again, or on several replicas at once, queues
 //! nothing twice.
 
+use diesel::dsl::{count_star, max};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 use diesel::sql_types::{Array, BigInt, Bool, Bytea, Integer, Nullable, SmallInt, Text, Timestamptz, Uuid as SqlUuid};
@@ -20,7 +21,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::from_diesel;
-use crate::schema::{outreach_messages, outreach_opt_outs};
+use crate::schema::{campaigns, outreach_messages, outreach_opt_outs, respondents};
 use crate::statement::Cached as _;
 use crate::store::PgStore;
 use crate::webhooks::outbox::emit_events;
@@ -71,35 +72,13 @@ const PLAN_THANKS: &str = "INSERT INTO outreach_messages
              array_position(ARRAY(SELECT jsonb_array_elements_text(c.delivery -> 'channels')), m.channel)
     ON CONFLICT DO NOTHING";
 
-const CLAIM: &str = "WITH due AS (
-        SELECT id FROM outreach_messages
-        WHERE status = 'QUEUED' AND due_at <= $1 AND channel = ANY($4)
-          AND (claimed_until IS NULL OR claimed_until <= $1)
-        ORDER BY due_at, id
-        LIMIT $3
-        FOR UPDATE SKIP LOCKED
-    ), claimed AS (
-        UPDATE outreach_messages m SET claim_token = gen_random_uuid(), claimed_until = $2, updated_at = $1
-        FROM due WHERE m.id = due.id
-        RETURNING m.*
-    )
-    SELECT cl.id, cl.claim_token, cl.attempts, cl.channel, cl.kind, cl.sequence, cl.workspace_id,
-           w.name AS workspace_name, c.id AS campaign_id, c.code AS campaign_code, c.name AS campaign_name,
-           c.status = 'ACTIVE' AS collecting,
-           COALESCE((c.delivery ->> 'greetByName')::boolean, false) AS greet_by_name,
-           s.languages[1] AS language, s.register,
-           r.id AS respondent_id, r.external_ref, r.ref_digest, r.ref_sealed, r.name_sealed, r.email_sealed, r.phone_sealed, r.invitation_sealed,
-           (SELECT se.id FROM sessions se WHERE se.respondent_id = r.id AND se.status = 'COMPLETED'
-            ORDER BY se.completed_at LIMIT 1) AS finished_session
-    FROM claimed cl
-    JOIN campaigns c ON c.id = cl.campaign_id
-    JOIN surveys s ON s.id = c.survey_id
-    JOIN workspaces w ON w.id = cl.workspace_id
-    JOIN respondents r ON r.id = cl.respondent_id
-    ORDER BY cl.due_at, cl.id";
+/// Leases due messages on the given channels, skipping rows another worker holds, and returns
+/// each with what composing it needs.
+const CLAIM: &str = include_str!("claim.sql");
 
 /// A respondent's columns a message is composed from.
-#[derive(QueryableByName)]
+#[derive(Queryable, Selectable, QueryableByName)]
+#[diesel(table_name = respondents, check_for_backend(diesel::pg::Pg))]
 struct RecipientColumns {
     #[diesel(sql_type = Nullable<Text>)]
     external_ref: Option<String>,
@@ -196,34 +175,6 @@ impl ClaimRow {
             finished_session: self.finished_session.map(SessionId),
         })
     }
-}
-
-#[derive(QueryableByName)]
-struct WorkspaceRow {
-    #[diesel(sql_type = SqlUuid)]
-    workspace_id: Uuid,
-}
-
-#[derive(QueryableByName)]
-struct RecipientRow {
-    #[diesel(sql_type = SqlUuid)]
-    workspace_id: Uuid,
-    #[diesel(sql_type = SqlUuid)]
-    campaign_id: Uuid,
-    #[diesel(embed)]
-    recipient: RecipientColumns,
-}
-
-#[derive(QueryableByName)]
-struct CountRow {
-    #[diesel(sql_type = Text)]
-    channel: String,
-    #[diesel(sql_type = Text)]
-    status: String,
-    #[diesel(sql_type = Nullable<Text>)]
-    reason: Option<String>,
-    #[diesel(sql_type = BigInt)]
-    messages: i64,
 }
 
 impl OutreachRepository for PgStore {
@@ -379,52 +330,48 @@ impl OutreachRepository for PgStore {
     }
 
     async fn workspaces_that_wrote_to(&self, address_digest: &[u8]) -> Result<Vec<WorkspaceId>> {
-        let rows: Vec<WorkspaceRow> = sql_query(
-            "SELECT workspace_id FROM outreach_messages WHERE address_digest = $1
-             GROUP BY workspace_id ORDER BY max(sent_at) DESC NULLS LAST, workspace_id",
-        )
-        .bind::<Bytea, _>(address_digest)
-        .cached()
-        .load(&mut self.conn().await?)
-        .await
-        .map_err(from_diesel)?;
-        Ok(rows.into_iter().map(|r| WorkspaceId(r.workspace_id)).collect())
+        let rows: Vec<Uuid> = outreach_messages::table
+            .filter(outreach_messages::address_digest.eq(address_digest))
+            .group_by(outreach_messages::workspace_id)
+            .order((max(outreach_messages::sent_at).desc().nulls_last(), outreach_messages::workspace_id))
+            .select(outreach_messages::workspace_id)
+            .load(&mut self.conn().await?)
+            .await
+            .map_err(from_diesel)?;
+        Ok(rows.into_iter().map(WorkspaceId).collect())
     }
 
     async fn recipient(&self, respondent: RespondentId) -> Result<Option<(WorkspaceId, CampaignId, Recipient)>> {
-        let row: Option<RecipientRow> = sql_query(
-            "SELECT c.workspace_id, c.id AS campaign_id, r.external_ref, r.ref_digest, r.ref_sealed, r.name_sealed,
-                    r.email_sealed, r.phone_sealed, r.invitation_sealed
-             FROM respondents r JOIN campaigns c ON c.id = r.campaign_id WHERE r.id = $1",
-        )
-        .bind::<SqlUuid, _>(respondent.0)
-        .cached()
-        .get_result(&mut self.conn().await?)
-        .await
-        .optional()
-        .map_err(from_diesel)?;
-        Ok(row.map(|r| (WorkspaceId(r.workspace_id), CampaignId(r.campaign_id), r.recipient.into_domain(respondent))))
+        let row: Option<(Uuid, Uuid, RecipientColumns)> = respondents::table
+            .inner_join(campaigns::table)
+            .filter(respondents::id.eq(respondent.0))
+            .select((campaigns::workspace_id, campaigns::id, RecipientColumns::as_select()))
+            .first(&mut self.conn().await?)
+            .await
+            .optional()
+            .map_err(from_diesel)?;
+        Ok(row.map(|(workspace, campaign, recipient)| {
+            (WorkspaceId(workspace), CampaignId(campaign), recipient.into_domain(respondent))
+        }))
     }
 
     async fn outreach_counts(&self, campaign: CampaignId) -> Result<OutreachCounts> {
-        let rows: Vec<CountRow> = sql_query(
-            "SELECT channel, status, reason, count(*) AS messages FROM outreach_messages
-             WHERE campaign_id = $1 GROUP BY channel, status, reason",
-        )
-        .bind::<SqlUuid, _>(campaign.0)
-        .cached()
-        .load(&mut self.conn().await?)
-        .await
-        .map_err(from_diesel)?;
+        let rows: Vec<(String, String, Option<String>, i64)> = outreach_messages::table
+            .filter(outreach_messages::campaign_id.eq(campaign.0))
+            .group_by((outreach_messages::channel, outreach_messages::status, outreach_messages::reason))
+            .select((outreach_messages::channel, outreach_messages::status, outreach_messages::reason, count_star()))
+            .load(&mut self.conn().await?)
+            .await
+            .map_err(from_diesel)?;
         let tallies = rows
             .into_iter()
-            .map(|r| {
+            .map(|(channel, status, reason, messages)| {
                 let corrupt = || Error::internal("an outreach message has an unknown channel or status");
                 Ok(MessageTally {
-                    channel: DeliveryChannel::parse(&r.channel).ok_or_else(corrupt)?,
-                    status: MessageStatus::parse(&r.status).ok_or_else(corrupt)?,
-                    reason: r.reason,
-                    messages: u64::try_from(r.messages).unwrap_or(0),
+                    channel: DeliveryChannel::parse(&channel).ok_or_else(corrupt)?,
+                    status: MessageStatus::parse(&status).ok_or_else(corrupt)?,
+                    reason,
+                    messages: u64::try_from(messages).unwrap_or(0),
                 })
             })
             .collect::<Result<Vec<_>>>()?;
