@@ -8,12 +8,16 @@ use pulse_domain::webhooks::models::{
     CLAIM_BATCH, DISABLE_AFTER_DEAD, DeliveryStatus, EVENT_PURGE_BATCH, EVENT_RETENTION, PostOutcome, RedeliveryInput,
     RedeliveryView, SECRET_PREFIX, Subscription, SubscriptionInput, SubscriptionPatch,
 };
-use pulse_domain::webhooks::service::{Dispatched, Pace};
+use pulse_domain::webhooks::models::{OutboundRequest, RetrySchedule, WebhookUrl};
+use pulse_domain::webhooks::ports::WebhookTransport;
+use pulse_domain::webhooks::service::{Dispatched, Dispatcher, Pace};
+use pulse_testing::fakes::RecordingTransport;
 use pulse_testing::fakes::TestCrypto;
 use secrecy::ExposeSecret as _;
 use serde_json::{Value, json};
 use std::cell::{Cell, RefCell};
 use std::future::ready;
+use std::sync::atomic::{AtomicBool, Ordering};
 use time::Duration;
 
 // Webhooks.
@@ -207,12 +211,53 @@ fn the_worker_claims_whenever_there_is_room_and_rests_after_a_short_claim() {
             attempted.set(attempted.get() + 1);
         }
         Dispatched::ClaimFailed(error) | Dispatched::Unrecorded(_, error) => panic!("{error}"),
+        Dispatched::Panicked(delivery) => panic!("the attempt at {delivery} panicked"),
     };
     block_on(w.dispatcher.run(&pace, || rests.borrow().is_empty(), rest, report));
     assert_eq!(*claims.borrow(), [100, 100, 50], "another batch once the first left room for it");
     assert_eq!(*rests.borrow(), [Duration::seconds(5)], "a rest after the claim that came short");
     assert_eq!(attempted.get(), 250, "told to stop, it finished every attempt under way");
     assert_eq!(w.transport.sent().len(), 250);
+}
+
+/// Panics at its first post, then posts through the world's transport.
+struct PanicsOnce {
+    panicked: AtomicBool,
+    then: RecordingTransport,
+}
+
+impl WebhookTransport for PanicsOnce {
+    async fn check_target(&self, url: &WebhookUrl) -> pulse_domain::Result<()> {
+        self.then.check_target(url).await
+    }
+
+    async fn post(&self, request: &OutboundRequest) -> PostOutcome {
+        assert!(self.panicked.swap(true, Ordering::SeqCst), "a bug in the transport");
+        self.then.post(request).await
+    }
+}
+
+#[test]
+fn an_attempt_that_panics_ends_alone_and_its_delivery_waits_for_its_lease() {
+    let w = world();
+    let p = partner(&w, true);
+    let (subscription, _) = subscribe(&w, &p, &[]);
+    for _ in 0..2 {
+        block_on(w.webhooks.simulate(&p.principal, None, subscription.id)).expect("queued");
+    }
+    let transport = PanicsOnce { panicked: AtomicBool::new(false), then: w.transport.clone() };
+    let lease = Duration::seconds(70);
+    let dispatcher =
+        Dispatcher::new(w.store.clone(), w.crypto.clone(), w.clock.clone(), transport, RetrySchedule::default(), lease);
+    let refused = block_on(dispatcher.deliver_due(10));
+    assert_eq!(code_of(refused), ErrorCode::Internal, "the panic is reported once every attempt ran");
+    assert_eq!(w.transport.sent().len(), 1, "the other attempt went on");
+    let statuses: Vec<_> = deliveries(&w, &p, &subscription).iter().map(|d| (d.status, d.attempts)).collect();
+    assert!(statuses.contains(&(DeliveryStatus::Delivered, 1)) && statuses.contains(&(DeliveryStatus::Pending, 0)));
+
+    assert_eq!(block_on(dispatcher.deliver_due(10)).expect("nothing due").len(), 0, "still held by its claim");
+    w.clock.advance(lease + Duration::SECOND);
+    assert_eq!(block_on(dispatcher.deliver_due(10)).expect("sent again")[0].status, DeliveryStatus::Delivered);
 }
 
 #[test]

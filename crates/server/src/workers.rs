@@ -117,7 +117,7 @@ fn log_dispatched(event: Dispatched) {
             return;
         }
         Dispatched::Attempted(a) => a.status.as_str(),
-        Dispatched::Unrecorded(..) => "unrecorded",
+        Dispatched::Unrecorded(..) | Dispatched::Panicked(_) => "unrecorded",
     };
     metrics::counter!("pulse_webhook_attempts_total", "outcome" => outcome).increment(1);
     match event {
@@ -135,6 +135,7 @@ fn log_dispatched(event: Dispatched) {
         Dispatched::Unrecorded(delivery, error) => {
             tracing::warn!(%delivery, %error, "recording a webhook attempt failed")
         }
+        Dispatched::Panicked(delivery) => tracing::error!(%delivery, "a webhook attempt panicked"),
         Dispatched::Claimed(_) | Dispatched::ClaimFailed(_) => {}
     }
 }

@@ -81,7 +81,7 @@ async fn lock_in_order(
         .filter(webhook_subscriptions::id.eq_any(&endpoints))
         .order(webhook_subscriptions::id)
         .select(webhook_subscriptions::id)
-        .for_update()
+        .for_no_key_update()
         .execute(conn)
         .await?;
     Ok(())

@@ -5,7 +5,9 @@
 //!
 //! A writer that locks several rows locks deliveries in the order of their position, then
 //! endpoints in the order of their id: redeliveries, the purge, attempts and an endpoint's
-//! deletion then never wait for one another in a cycle.
+//! deletion then never wait for one another in a cycle. Attempts lock endpoints `FOR NO KEY
+//! UPDATE`, which leaves alone the key locks a transaction writing an event takes on every
+//! endpoint it queues a delivery for, in no set order.
 
 pub(crate) mod attempts;
 mod deliveries;
@@ -199,7 +201,8 @@ impl WebhookRepository for PgStore {
     async fn delete_subscription(&self, workspace: WorkspaceId, id: WebhookId) -> Result<bool> {
         let mut conn = self.conn().await?;
         conn.transaction::<_, TxError, _>(async |conn| {
-            // The cascade would lock the deliveries after the endpoint, in no set order.
+            // The cascade would lock the deliveries after the endpoint, in no set order. Only a
+            // delivery queued between this statement and the next is left to it.
             sql_query(
                 "SELECT 1 FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
                 WHERE s.id = $1 AND s.workspace_id = $2 ORDER BY d.position FOR UPDATE OF d",

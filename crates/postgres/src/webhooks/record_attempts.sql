@@ -27,7 +27,7 @@ WITH input AS (
             HAVING bool_or(status = 'DELIVERED') AND NOT bool_or(status = 'DEAD')
         )
         ORDER BY id
-        FOR UPDATE
+        FOR NO KEY UPDATE
     )
 )
 SELECT ord FROM updated

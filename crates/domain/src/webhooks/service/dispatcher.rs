@@ -2,6 +2,7 @@
 
 use std::cell::Cell;
 use std::future::{Future, poll_fn, ready};
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::task::Poll;
 
@@ -14,8 +15,8 @@ use crate::webhooks::models::{
     PostOutcome, RetrySchedule, envelope, secret_seal_context,
 };
 use crate::webhooks::ports::{WebhookRepository, WebhookTransport};
-use futures_util::StreamExt as _;
 use futures_util::stream::FuturesUnordered;
+use futures_util::{FutureExt as _, StreamExt as _};
 use time::{Duration, OffsetDateTime};
 
 /// The `X-SVC-Signature` value: `t=<unix>` and one `v1=<hex HMAC-SHA256 of "<t>.<body>">` per
@@ -175,9 +176,10 @@ where
         W: Future<Output = ()>,
     {
         let batch = usize::try_from(pace.batch).unwrap_or(usize::MAX);
+        // A panic ends its own attempt only, as a spawned task's would.
         let attempt = |delivery: ClaimedDelivery| async move {
-            let outcome = self.attempt(&delivery).await;
-            (delivery.id, outcome)
+            let outcome = AssertUnwindSafe(self.attempt(&delivery)).catch_unwind().await;
+            (delivery.id, outcome.ok())
         };
         let mut attempts = FuturesUnordered::new();
         let mut claiming = None;
@@ -231,10 +233,11 @@ where
     }
 
     /// One claim of up to `limit` due deliveries, all attempted at once: [`Dispatcher::run`] held
-    /// to a single turn.
+    /// to a single turn. The summaries come in the order the attempts finished.
     ///
     /// # Errors
-    /// Port errors of the claim; an attempt's failure to record is reported after all have run.
+    /// Port errors of the claim; the first attempt that failed to record, or panicked (`Internal`),
+    /// once all have run.
     pub async fn deliver_due(&self, limit: u32) -> Result<Vec<AttemptSummary>> {
         let pace = Pace {
             batch: limit,
@@ -251,6 +254,9 @@ where
                 failure.get_or_insert(error);
             }
             Dispatched::Attempted(summary) => attempted.push(summary),
+            Dispatched::Panicked(delivery) => {
+                failure.get_or_insert(Error::internal(format!("the attempt at delivery {delivery} panicked")));
+            }
         };
         self.run(&pace, || !claimed.get(), |_| ready(()), report).await;
         failure.map_or(Ok(attempted), Err)
@@ -278,13 +284,16 @@ pub enum Dispatched {
     /// The attempt was made but could not be recorded: the delivery stays claimed until its lease
     /// ends, then is sent again.
     Unrecorded(DeliveryId, Error),
+    /// The attempt panicked: the delivery stays claimed until its lease ends, then is sent again.
+    Panicked(DeliveryId),
 }
 
 impl Dispatched {
-    fn attempted(delivery: DeliveryId, outcome: Result<AttemptSummary>) -> Self {
+    fn attempted(delivery: DeliveryId, outcome: Option<Result<AttemptSummary>>) -> Self {
         match outcome {
-            Ok(summary) => Self::Attempted(summary),
-            Err(error) => Self::Unrecorded(delivery, error),
+            Some(Ok(summary)) => Self::Attempted(summary),
+            Some(Err(error)) => Self::Unrecorded(delivery, error),
+            None => Self::Panicked(delivery),
         }
     }
 }
@@ -292,5 +301,5 @@ impl Dispatched {
 enum Turn {
     Claimed(Result<Vec<ClaimedDelivery>>),
     Rested,
-    Attempted(DeliveryId, Result<AttemptSummary>),
+    Attempted(DeliveryId, Option<Result<AttemptSummary>>),
 }
