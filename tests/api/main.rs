@@ -18,6 +18,7 @@ mod openapi;
 mod orgs;
 mod outreach;
 mod page;
+mod pooler;
 mod public;
 mod quotas;
 mod readme;

@@ -18,6 +18,12 @@ pub const TEST_SERVER_ENV: &str = "PULSE_TEST_DATABASE_URL";
 const DEFAULT_TEST_SERVER: &str = "postgres://postgres@127.0.0.1:5432/postgres";
 const TEMPLATE_LOCK: i64 = 0x7075_6c73_6574_706c;
 
+/// The test server's URL: `PULSE_TEST_DATABASE_URL`, or the local PostgreSQL.
+#[must_use]
+pub fn test_server_url() -> String {
+    std::env::var(TEST_SERVER_ENV).unwrap_or_else(|_| DEFAULT_TEST_SERVER.to_owned())
+}
+
 /// A business (`…0b`) and its workspace (`…0a`), for tests that seed rows of their own with SQL.
 pub const ONE_WORKSPACE: &str = "\
     INSERT INTO businesses (id, name, created_at) VALUES ('00000000-0000-0000-0000-00000000000b', 'b', now()); \
@@ -78,7 +84,7 @@ impl TestDatabase {
     }
 
     async fn try_create() -> anyhow::Result<Self> {
-        let base = std::env::var(TEST_SERVER_ENV).unwrap_or_else(|_| DEFAULT_TEST_SERVER.to_owned());
+        let base = test_server_url();
         let server = ServerUrl::parse(&base)?;
         let mut conn = ensure_server(&server).await?;
         let template = template_name();
@@ -96,7 +102,7 @@ impl TestDatabase {
     /// # Panics
     /// As [`TestDatabase::create`].
     pub async fn create_empty() -> Self {
-        let base = std::env::var(TEST_SERVER_ENV).unwrap_or_else(|_| DEFAULT_TEST_SERVER.to_owned());
+        let base = test_server_url();
         let created = async {
             let server = ServerUrl::parse(&base)?;
             let mut conn = ensure_server(&server).await?;
