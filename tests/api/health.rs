@@ -25,7 +25,11 @@ async fn readiness_is_503_without_a_database_and_no_cause_leaks() {
     .await;
     let live = app.client.get(app.url("/healthz")).send().await.expect("response");
     assert_eq!(live.status(), 200, "liveness does not depend on the database");
+    let refusals = r#"pulse_readiness_refusals_total{reason="database"}"#;
+    let before = scrape(&app, &app.address).await;
     let ready = app.client.get(app.url("/readyz")).send().await.expect("response");
+    let after = scrape(&app, &app.address).await;
+    assert!(series(&after, refusals) >= series(&before, refusals) + 1.0, "counted for the alerts: {after}");
     assert!(ready.headers().contains_key("retry-after"));
     let (status, code, description) = envelope(ready).await;
     assert_eq!((status, code.as_str()), (503, "UNAVAILABLE"));
@@ -87,6 +91,21 @@ async fn metrics_count_requests_refusals_pool_and_queues_without_ids() {
     }
     assert!(!after.lines().any(holds_a_uuid), "no series names an id");
     assert!(!after.contains(&partner.key.key) && !after.contains("4f1c"), "no key or path in a label");
+}
+
+/// With a read-only copy, how far it replays behind; the copy here is the primary itself, which
+/// is never behind. Counters of fixed labels are there from the start, at zero or more.
+#[tokio::test]
+async fn metrics_serve_the_replicas_lag_and_every_fixed_counter_from_the_start() {
+    let app = spawn_app_with(|s| s.database_read_url = Some(s.database_url.clone())).await;
+    let text = scrape(&app, &app.address).await;
+    assert!(text.lines().any(|l| l == "pulse_db_replica_lag_seconds 0"), "{text}");
+    for outcome in ["DELIVERED", "FAILED", "DEAD", "unrecorded"] {
+        assert!(text.contains(&format!(r#"pulse_webhook_attempts_total{{outcome="{outcome}"}}"#)), "{outcome}");
+    }
+    for reason in ["database", "draining"] {
+        assert!(text.contains(&format!(r#"pulse_readiness_refusals_total{{reason="{reason}"}}"#)), "{reason}");
+    }
 }
 
 /// Whether `line` holds a canonical uuid.

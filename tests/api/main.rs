@@ -14,6 +14,7 @@ mod idempotency;
 mod identity;
 mod launch;
 mod lifecycle;
+mod monitoring;
 mod openapi;
 mod orgs;
 mod outreach;

@@ -11,6 +11,7 @@ use utoipa::ToSchema;
 use crate::error::{ApiError, ErrorBody};
 use crate::request::json_response;
 use crate::state::{AppState, Platform};
+use crate::telemetry::READINESS_REFUSALS;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct HealthBody {
@@ -44,12 +45,16 @@ pub async fn healthz() -> HttpResponse {
 )]
 pub async fn readyz<P: Platform>(state: Data<AppState<P>>) -> Result<HttpResponse, ApiError> {
     if state.draining.load(std::sync::atomic::Ordering::Acquire) {
+        metrics::counter!(READINESS_REFUSALS, "reason" => "draining").increment(1);
         let mut response = crate::error::envelope(ErrorCode::Unavailable, "this replica is shutting down");
         response
             .headers_mut()
             .insert(actix_web::http::header::RETRY_AFTER, actix_web::http::header::HeaderValue::from_static("5"));
         return Ok(response);
     }
-    state.health.ping().await?;
+    if let Err(error) = state.health.ping().await {
+        metrics::counter!(READINESS_REFUSALS, "reason" => "database").increment(1);
+        return Err(error.into());
+    }
     Ok(json_response(StatusCode::OK, &HealthBody { status: "ready" }, None))
 }

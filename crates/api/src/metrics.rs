@@ -9,13 +9,15 @@ use pulse_domain::shared::clock::Clock as _;
 use pulse_domain::shared::health::Backlogs as _;
 
 use crate::state::{AppState, Platform};
+use crate::telemetry::REPLICA_LAG;
 
 pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/metrics").route(web::get().to(metrics::<P>)));
 }
 
 /// The process's metrics in the Prometheus text format. Served even when the database is down:
-/// the queue gauges then keep their last values and the pool shows the waiting callers.
+/// the queue and replica-lag gauges then keep their last values and the pool shows the waiting
+/// callers.
 #[utoipa::path(
     get, path = "/metrics", operation_id = "getMetrics", tag = "operations",
     responses(
@@ -41,6 +43,11 @@ pub async fn metrics<P: Platform>(state: Data<AppState<P>>) -> HttpResponse {
             }
         }
         Err(error) => tracing::warn!(%error, "reading the worker queues for /metrics failed"),
+    }
+    match state.health.replica_lag().await {
+        Ok(Some(seconds)) => gauge!(REPLICA_LAG).set(seconds),
+        Ok(None) => {}
+        Err(error) => tracing::warn!(%error, "reading the read replica's lag for /metrics failed"),
     }
     HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8"))

@@ -9,6 +9,34 @@ use metrics_exporter_prometheus::PrometheusHandle;
 pub const REQUEST_DURATION: &str = "pulse_http_request_duration_seconds";
 pub const REQUESTS: &str = "pulse_http_requests_total";
 pub const QUOTA_REFUSALS: &str = "pulse_quota_refusals_total";
+pub const READINESS_REFUSALS: &str = "pulse_readiness_refusals_total";
+pub const REPLICA_LAG: &str = "pulse_db_replica_lag_seconds";
+pub const WEBHOOK_ATTEMPTS: &str = "pulse_webhook_attempts_total";
+
+/// The outcomes a webhook attempt is counted under.
+pub const WEBHOOK_OUTCOMES: [&str; 4] = ["DELIVERED", "FAILED", "DEAD", "unrecorded"];
+
+/// Why `/readyz` answered not ready.
+pub const READINESS_REASONS: [&str; 2] = ["database", "draining"];
+
+/// The limits a refusal is counted under besides the quota families: they have no window of
+/// their own in the quota table.
+pub const OTHER_LIMITS: [&str; 4] = ["heartbeat", "download_fetch", "max_responses", "workspaces_per_business"];
+
+/// Every counter whose labels come from a fixed list, at zero, so that the first event of each
+/// is an increase a rate can see rather than a series that appears at one.
+pub fn register_counters() {
+    let families = pulse_domain::quota::models::QuotaFamily::ALL.map(|family| family.as_str());
+    for family in families.into_iter().chain(OTHER_LIMITS) {
+        metrics::counter!(QUOTA_REFUSALS, "family" => family).absolute(0);
+    }
+    for outcome in WEBHOOK_OUTCOMES {
+        metrics::counter!(WEBHOOK_ATTEMPTS, "outcome" => outcome).absolute(0);
+    }
+    for reason in READINESS_REASONS {
+        metrics::counter!(READINESS_REFUSALS, "reason" => reason).absolute(0);
+    }
+}
 
 /// Where `/metrics` is served: by the main listener, or only by a listener of its own
 /// (`PULSE_METRICS_BIND`), which then is the only one that answers it.

@@ -39,6 +39,11 @@ impl PgStore {
         Self { pool, reads, writers: Arc::new(writers) }
     }
 
+    /// The read-only copy's pool, when one is configured.
+    pub(crate) fn reads(&self) -> Option<&Pool<AsyncPgConnection>> {
+        self.reads.as_ref()
+    }
+
     pub(crate) fn pool(&self) -> &Pool<AsyncPgConnection> {
         &self.pool
     }

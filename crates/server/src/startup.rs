@@ -337,6 +337,7 @@ fn metrics_recorder() -> anyhow::Result<PrometheusHandle> {
                     &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0],
                 )
                 .and_then(PrometheusBuilder::install_recorder)
+                .inspect(|_| pulse_api::telemetry::register_counters())
                 .map_err(|e| e.to_string())
         })
         .clone()

@@ -9,6 +9,7 @@ use actix_web::web;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use pulse_api::telemetry::WEBHOOK_ATTEMPTS;
 use pulse_domain::analysis::models::{ANALYSIS_BATCH, AnalysisOutcome, AnalysisSummary};
 use pulse_domain::exports::models::EXPORT_BATCH;
 use pulse_domain::outreach::models::MESSAGE_BATCH;
@@ -119,7 +120,7 @@ fn log_dispatched(event: Dispatched) {
         Dispatched::Attempted(a) => a.status.as_str(),
         Dispatched::Unrecorded(..) | Dispatched::Panicked(_) => "unrecorded",
     };
-    metrics::counter!("pulse_webhook_attempts_total", "outcome" => outcome).increment(1);
+    metrics::counter!(WEBHOOK_ATTEMPTS, "outcome" => outcome).increment(1);
     match event {
         Dispatched::Attempted(a) => tracing::info!(
             delivery = %a.delivery,

@@ -49,4 +49,11 @@ pub trait Backlogs: Send + Sync + 'static {
 
     /// The connection pool as it stands.
     fn pool_state(&self) -> PoolState;
+
+    /// How far the read-only copy replays behind the primary, in seconds (0 when it has replayed
+    /// all it received); `None` when no copy is configured.
+    ///
+    /// # Errors
+    /// `Unavailable` when the copy cannot be reached.
+    fn replica_lag(&self) -> impl Future<Output = Result<Option<f64>>> + Send;
 }

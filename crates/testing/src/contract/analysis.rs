@@ -5,7 +5,7 @@
 use futures_util::future::join;
 use pulse_domain::sessions::models::AnswerInput;
 use pulse_domain::shared::clock::Clock;
-use pulse_domain::webhooks::models::SubscriptionInput;
+use pulse_domain::webhooks::models::{SubscriptionInput, SubscriptionPatch};
 use secrecy::ExposeSecret;
 use serde_json::json;
 use time::Duration;
@@ -60,19 +60,26 @@ pub async fn the_backlog_counts_due_work_and_the_age_of_the_oldest<S: Store>(sto
     let campaign = w.open_campaign(&partner).await;
     let code = &campaign.campaign.code;
     let token = w.minted_token(&partner, &campaign).await;
+    let input =
+        SubscriptionInput { url: Some("https://hooks.example.com/pulse".into()), description: None, event_types: None };
+    let (subscription, _) = w.webhooks.create(&partner.principal, None, input).await.expect("subscribed");
     let session = w.start(code, &token).await.expect("started");
     let rating = AnswerInput { question_id: "q1".into(), value: json!(4) };
     w.respondents.answer(code, session.id, Some(session.token.expose_secret()), vec![rating]).await.expect("answered");
     w.respondents.complete(code, session.id, Some(session.token.expose_secret())).await.expect("completed");
-    let input =
-        SubscriptionInput { url: Some("https://hooks.example.com/pulse".into()), description: None, event_types: None };
-    let (subscription, _) = w.webhooks.create(&partner.principal, None, input).await.expect("subscribed");
     w.webhooks.simulate(&partner.principal, None, subscription.id).await.expect("queued");
+    // Paused, the endpoint's feedback.received waits for it to resume: not work due. Its test
+    // event is sent all the same.
+    let pause = SubscriptionPatch { is_active: Some(false), ..SubscriptionPatch::default() };
+    w.webhooks.update(&partner.principal, None, subscription.id, pause).await.expect("paused");
 
     w.clock.advance(Duration::seconds(30));
     let backlog = w.store.backlog(w.clock.now()).await.expect("read");
     assert_eq!(backlog.analyses.due, 1, "the finished session waits for its analysis");
-    assert_eq!(backlog.webhook_deliveries.due, 1, "the test event waits for its attempt");
+    assert_eq!(
+        backlog.webhook_deliveries.due, 1,
+        "the test event waits for its attempt; the paused endpoint's feedback is not due"
+    );
     for oldest in [backlog.analyses.oldest_secs, backlog.webhook_deliveries.oldest_secs] {
         assert!((29.0..=31.0).contains(&oldest), "waited about 30 s: {oldest}");
     }

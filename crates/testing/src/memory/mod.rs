@@ -31,7 +31,7 @@ use pulse_domain::results::models::SessionTally;
 use pulse_domain::sessions::models::{NewSession, Progress, SessionRecord, SessionStatus, StoredAnswer};
 use pulse_domain::shared::health::{Backlog, Backlogs, HealthCheck, PoolState, QueueDepth};
 use pulse_domain::tenancy::models::{ApiKeyRecord, Business, Workspace};
-use pulse_domain::webhooks::models::{DeliveryStatus, DeliveryView, NewEvent, PreviousSecret, Subscription};
+use pulse_domain::webhooks::models::{DeliveryStatus, DeliveryView, EventType, NewEvent, PreviousSecret, Subscription};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use time::OffsetDateTime;
@@ -326,16 +326,27 @@ impl HealthCheck for MemoryStore {
 }
 
 impl Backlogs for MemoryStore {
+    async fn replica_lag(&self) -> Result<Option<f64>> {
+        Ok(None)
+    }
+
     async fn backlog(&self, now: OffsetDateTime) -> Result<Backlog> {
         let state = self.state();
         let depth = |since: Vec<OffsetDateTime>| QueueDepth {
             due: since.len() as u64,
             oldest_secs: since.iter().min().map_or(0.0, |oldest| (now - *oldest).as_seconds_f64().max(0.0)),
         };
+        // What a worker would claim: a paused or disabled endpoint's deliveries wait, except its
+        // test events.
+        let claimable = |d: &&DeliveryRow| {
+            let active = state.webhooks.iter().any(|w| w.subscription.id == d.subscription && w.subscription.is_active);
+            active || state.events.get(&d.view.event_id).is_some_and(|e| e.event_type == EventType::WebhookTest)
+        };
         let webhooks = state
             .deliveries
             .iter()
             .filter(|d| matches!(d.view.status, DeliveryStatus::Pending | DeliveryStatus::Failed))
+            .filter(claimable)
             .filter_map(|d| d.view.next_attempt_at.filter(|at| *at <= now))
             .collect();
         let analyses = state.analysis_jobs.values().filter_map(|j| j.due_at.filter(|at| *at <= now)).collect();
