@@ -5,7 +5,6 @@
 //! `chromium-driver`; `.ci/run` installs them). Each step leaves a screenshot under
 //! `target/test-artifacts/browser/<test>/`.
 
-use std::net::TcpListener;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -18,7 +17,7 @@ use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 
 use crate::helpers::campaigns::{CAMPAIGN_SCOPES, code_of, id_of};
-use crate::helpers::{TestApp, captured_logs, spawn_app};
+use crate::helpers::{TestApp, captured_logs, free_port, spawn_app};
 use crate::outreach::{MailServer, eventually, outreach_app};
 use crate::receiver::Receiver;
 
@@ -61,7 +60,7 @@ impl Driver {
         ));
         std::fs::create_dir_all(&profile).expect("a browser profile directory");
         // A port that was free a moment ago; chromedriver binds it right away.
-        let port = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+        let port = free_port();
         let log = std::fs::File::create(artifacts.join("chromedriver.log")).expect("chromedriver log");
         let child = Command::new(CHROMEDRIVER)
             .arg(format!("--port={port}"))

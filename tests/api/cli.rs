@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use pulse_domain::tenancy::models::Scope;
 use pulse_postgres::test_db::TestDatabase;
 
-use crate::helpers::{TestApp, envelope, spawn_app};
+use crate::helpers::{TestApp, envelope, free_port, spawn_app};
 
 pub(crate) fn pulse(app: &TestApp, args: &[&str]) -> Output {
     let master = app.settings.master_key.as_ref().expect("master key").expose_secret().to_owned();
@@ -288,7 +288,7 @@ async fn commands_using_the_development_secrets_are_quiet() {
 async fn a_stop_signal_turns_readiness_off_before_the_server_drains() {
     let app = spawn_app().await;
     let master = app.settings.master_key.as_ref().expect("master key").expose_secret().to_owned();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("address").port();
+    let port = free_port();
     let mut serve = std::process::Command::new(env!("CARGO_BIN_EXE_pulse"))
         .arg("serve")
         .env_clear()

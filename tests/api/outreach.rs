@@ -4,7 +4,6 @@
 //! texts arrive, greeting by name; three answer through their links and are thanked; after the
 //! wait the other two get one reminder each; one opts out and gets nothing more.
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -17,7 +16,7 @@ use secrecy::SecretString;
 use serde_json::{Value, json};
 
 use crate::helpers::campaigns::{Link, code_of, id_of};
-use crate::helpers::{TestApp, captured_logs, spawn_app_with};
+use crate::helpers::{TestApp, captured_logs, free_port, spawn_app_with};
 use crate::receiver::{Receiver, Reply};
 
 const AUTH_TOKEN: &str = "twilio-auth-token-for-tests";
@@ -32,7 +31,7 @@ pub(crate) struct MailServer {
 
 impl MailServer {
     pub(crate) fn start() -> Self {
-        let port = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+        let port = free_port();
         let maildir =
             Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("outreach-mail-{port}-{}", std::process::id()));
         let child = Command::new("python3")

@@ -11,7 +11,7 @@ use pulse_postgres::test_db::test_server_url;
 use serde_json::json;
 
 use crate::helpers::campaigns::code_of;
-use crate::helpers::spawn_app_with;
+use crate::helpers::{free_port, spawn_app_with};
 
 /// Debian's PgBouncer, in front of the test PostgreSQL, for as long as this value lives.
 struct PgBouncer {
@@ -25,7 +25,7 @@ impl PgBouncer {
     async fn start() -> Self {
         let server = url::Url::parse(&test_server_url()).expect("the test server's URL");
         let (server_host, server_port) = (server.host_str().unwrap_or("127.0.0.1"), server.port().unwrap_or(5432));
-        let port = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("addr").port();
+        let port = free_port();
         let folder = std::env::temp_dir().join(format!("pulse-pgbouncer-{port}"));
         std::fs::create_dir_all(&folder).expect("a folder");
         let ini = folder.join("pgbouncer.ini");

@@ -11,6 +11,8 @@ use serde_json::Value;
 
 use pulse_postgres::test_db::TestDatabase;
 
+use crate::helpers::free_port;
+
 /// The server, stopped when the test ends, also when it fails.
 struct DevServer(Child);
 
@@ -36,12 +38,6 @@ fn walkthrough() -> String {
     }
     assert!(blocks.len() >= 5, "the walkthrough's blocks: {blocks:?}");
     blocks.join("\n")
-}
-
-/// A port nothing listens on now. The server needs it before it starts: its links carry the
-/// address it was told to bind, as a server behind a fixed address would.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port()
 }
 
 /// Waits for the server's start-up line.

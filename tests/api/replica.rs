@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::helpers::campaigns::id_of;
-use crate::helpers::{TestApp, spawn_app_with};
+use crate::helpers::{TestApp, free_port, spawn_app_with};
 
 /// A PostgreSQL server of its own, in a scratch directory, stopped and removed on drop.
 struct Cluster {
@@ -35,10 +35,6 @@ fn as_postgres(tool: &str, args: &[&str]) {
         .output()
         .expect("run a PostgreSQL tool");
     assert!(output.status.success(), "{tool} {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("address").port()
 }
 
 impl Cluster {

@@ -102,7 +102,7 @@ impl ResponseError for ApiError {
             Error::Refused(refusal) => {
                 if refusal.code == ErrorCode::RateLimited {
                     // A limit no window resets (a business's workspace count) carries no state.
-                    let family = refusal.rate_limit.map_or("workspaces_per_business", |s| s.family);
+                    let family = refusal.rate_limit.map_or(crate::telemetry::WORKSPACE_LIMIT, |s| s.family);
                     metrics::counter!(crate::telemetry::QUOTA_REFUSALS, "family" => family).increment(1);
                 }
                 let mut response = envelope(refusal.code, &refusal.description);

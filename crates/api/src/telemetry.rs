@@ -19,9 +19,12 @@ pub const WEBHOOK_OUTCOMES: [&str; 4] = ["DELIVERED", "FAILED", "DEAD", "unrecor
 /// Why `/readyz` answered not ready.
 pub const READINESS_REASONS: [&str; 2] = ["database", "draining"];
 
+/// A business's workspace count, a limit no window resets.
+pub const WORKSPACE_LIMIT: &str = "workspaces_per_business";
+
 /// The limits a refusal is counted under besides the quota families: they have no window of
 /// their own in the quota table.
-pub const OTHER_LIMITS: [&str; 4] = ["heartbeat", "download_fetch", "max_responses", "workspaces_per_business"];
+pub const OTHER_LIMITS: [&str; 4] = ["heartbeat", "download_fetch", "max_responses", WORKSPACE_LIMIT];
 
 /// Every counter whose labels come from a fixed list, at zero, so that the first event of each
 /// is an increase a rate can see rather than a series that appears at one.

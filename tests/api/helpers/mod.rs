@@ -77,6 +77,11 @@ pub struct TestApp {
     pub db: TestDatabase,
 }
 
+/// A port nothing listens on now, for a server a test starts that must be told its port first.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port()
+}
+
 pub async fn spawn_app() -> TestApp {
     spawn_app_with(|_| {}).await
 }

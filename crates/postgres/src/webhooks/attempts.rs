@@ -192,7 +192,7 @@ mod tests {
     use pulse_domain::ids::{DeliveryId, WebhookId};
     use pulse_domain::shared::clock::Clock as _;
     use pulse_testing::contract::World;
-    use pulse_testing::contract::webhooks::{endpoint_with, settle};
+    use pulse_testing::contract::webhooks::{endpoint_with, outcome, settle};
     use time::OffsetDateTime;
 
     use crate::test_db::{TestDatabase, until_settled};
@@ -235,19 +235,7 @@ mod tests {
         let [first, second] = [in_order[0], in_order[1]];
         let record_of = |id: Uuid| {
             let delivery = claimed.iter().find(|d| d.id.0 == id).expect("claimed");
-            AttemptRecord {
-                delivery: delivery.id,
-                claim_token: delivery.claim_token,
-                subscription: delivery.subscription_id,
-                attempt: 1,
-                attempted_at: w.clock.now(),
-                status: DeliveryStatus::Delivered,
-                next_attempt_at: None,
-                status_code: Some(204),
-                error: None,
-                duration_ms: 3,
-                disable_reason: String::new(),
-            }
+            outcome(delivery, delivery.claim_token, DeliveryStatus::Delivered, w.clock.now())
         };
         let group = [record_of(second), record_of(first)];
 

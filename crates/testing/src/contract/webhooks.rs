@@ -86,7 +86,12 @@ async fn trail_of<S: Store>(w: &World<S>, id: WebhookId) -> Vec<DeliveryView> {
 }
 
 /// The outcome of an attempt at `delivery`, made under `token`.
-fn outcome(delivery: &ClaimedDelivery, token: Uuid, status: DeliveryStatus, at: time::OffsetDateTime) -> AttemptRecord {
+pub fn outcome(
+    delivery: &ClaimedDelivery,
+    token: Uuid,
+    status: DeliveryStatus,
+    at: time::OffsetDateTime,
+) -> AttemptRecord {
     let failed = status != DeliveryStatus::Delivered;
     AttemptRecord {
         delivery: delivery.id,
