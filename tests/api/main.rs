@@ -30,6 +30,7 @@ mod secrets;
 mod signed_tokens;
 mod studio;
 mod timeouts;
+mod tls;
 mod webhooks;
 mod webhooks_redelivery;
 mod webhooks_rotation;

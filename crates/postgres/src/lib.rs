@@ -7,6 +7,7 @@ mod analysis;
 mod apps;
 mod batch;
 mod campaigns;
+mod connection;
 mod erasure;
 mod error;
 mod exports;
@@ -28,6 +29,7 @@ mod tenancy;
 pub mod test_db;
 mod webhooks;
 
+pub use connection::DatabaseTarget;
 pub use migrate::{MIGRATIONS, pending_migrations, run_migrations};
-pub use pool::{PoolSettings, connect, connect_with_reads};
+pub use pool::{PoolSettings, check_connection, connect, connect_with_reads};
 pub use store::PgStore;

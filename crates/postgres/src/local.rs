@@ -9,8 +9,10 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use diesel::sql_types::Text;
-use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use tokio::process::Command;
+
+use crate::connection::DatabaseTarget;
 
 /// The parts of a `postgres://` URL this module needs. `Debug` leaves out the parts that may
 /// carry a password.
@@ -91,8 +93,8 @@ pub async fn ensure_database(database_url: &str) -> anyhow::Result<()> {
 /// # Errors
 /// When no server answers and none could be started.
 pub async fn ensure_server(url: &ServerUrl) -> anyhow::Result<AsyncPgConnection> {
-    let maintenance = url.with_database("postgres");
-    if let Ok(conn) = AsyncPgConnection::establish(&maintenance).await {
+    let maintenance = DatabaseTarget::parse(&url.with_database("postgres"))?;
+    if let Ok(conn) = maintenance.connect().await {
         return Ok(conn);
     }
     if !url.is_local() {
@@ -101,7 +103,7 @@ pub async fn ensure_server(url: &ServerUrl) -> anyhow::Result<AsyncPgConnection>
     tracing::warn!(port = url.port, "no PostgreSQL answers locally; starting one");
     start_local_server(url.port).await?;
     for _ in 0..60 {
-        if let Ok(conn) = AsyncPgConnection::establish(&maintenance).await {
+        if let Ok(conn) = maintenance.connect().await {
             return Ok(conn);
         }
         tokio::time::sleep(Duration::from_millis(500)).await;

@@ -1,23 +1,30 @@
-use anyhow::Context as _;
-use diesel::{Connection as _, RunQueryDsl as _};
+use diesel::RunQueryDsl as _;
 use diesel_async::AsyncPgConnection;
 use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness as _, embed_migrations};
+
+use crate::connection::DatabaseTarget;
 
 pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations");
 
 /// Held while migrating, so replicas starting together run the migrations once.
 const MIGRATION_LOCK: i64 = 0x7075_6c73_656d_6967;
 
+/// A connection for diesel's migration harness, which is synchronous: it runs on a blocking
+/// thread and waits on the connection's futures there.
+async fn migration_connection(database_url: &str) -> anyhow::Result<AsyncConnectionWrapper<AsyncPgConnection>> {
+    let connection = DatabaseTarget::parse(database_url)?.connect().await?;
+    Ok(AsyncConnectionWrapper::from(connection))
+}
+
 /// Applies the pending migrations and returns their names (`<version>_<name>`), oldest first.
 ///
 /// # Errors
-/// When the database cannot be reached or a migration fails (the failing one is rolled back).
+/// When the URL is not valid, the database cannot be reached or a migration fails (the failing
+/// one is rolled back).
 pub async fn run_migrations(database_url: &str) -> anyhow::Result<Vec<String>> {
-    let url = database_url.to_owned();
+    let mut conn = migration_connection(database_url).await?;
     tokio::task::spawn_blocking(move || -> anyhow::Result<Vec<String>> {
-        let mut conn =
-            AsyncConnectionWrapper::<AsyncPgConnection>::establish(&url).context("connecting to the database")?;
         diesel::sql_query(format!("SELECT pg_advisory_lock({MIGRATION_LOCK})")).execute(&mut conn)?;
         let applied: anyhow::Result<Vec<String>> = conn
             .run_pending_migrations(MIGRATIONS)
@@ -42,12 +49,10 @@ pub async fn run_migrations(database_url: &str) -> anyhow::Result<Vec<String>> {
 /// The names of migrations not yet applied.
 ///
 /// # Errors
-/// When the database cannot be reached.
+/// When the URL is not valid or the database cannot be reached.
 pub async fn pending_migrations(database_url: &str) -> anyhow::Result<Vec<String>> {
-    let url = database_url.to_owned();
+    let mut conn = migration_connection(database_url).await?;
     tokio::task::spawn_blocking(move || -> anyhow::Result<Vec<String>> {
-        let mut conn =
-            AsyncConnectionWrapper::<AsyncPgConnection>::establish(&url).context("connecting to the database")?;
         let pending = conn.pending_migrations(MIGRATIONS).map_err(|e| anyhow::anyhow!("reading migrations: {e}"))?;
         Ok(pending.iter().map(|m| m.name().to_string()).collect())
     })

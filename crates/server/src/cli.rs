@@ -190,7 +190,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Migrate => {
             init_subscriber(build_subscriber(&settings.log_filter, settings.log_format, std::io::stderr))?;
-            let applied = pulse_postgres::run_migrations(&settings.database_url).await?;
+            let applied = pulse_postgres::run_migrations(&settings.database_url).await.context("DATABASE_URL")?;
             print_json(&json!({ "applied": applied }))
         }
         Command::Admin { command } => {
@@ -209,7 +209,7 @@ async fn serve(settings: Settings, dev: bool) -> anyhow::Result<()> {
         tracing::info!(?applied, "migrations applied");
         settings
     } else {
-        let pending = pulse_postgres::pending_migrations(&settings.database_url).await?;
+        let pending = pulse_postgres::pending_migrations(&settings.database_url).await.context("DATABASE_URL")?;
         anyhow::ensure!(
             pending.is_empty(),
             "the database has pending migrations ({}); run `pulse migrate` first",
@@ -217,6 +217,9 @@ async fn serve(settings: Settings, dev: bool) -> anyhow::Result<()> {
         );
         settings
     };
+    if let Some(read_url) = &settings.database_read_url {
+        pulse_postgres::check_connection(read_url).await.context("DATABASE_READ_URL")?;
+    }
     if !settings.quotas.enabled {
         tracing::warn!("PULSE_RATE_LIMITS=off: every quota and rate limit is lifted; for load tests only");
     }

@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod apps;
 pub mod campaigns;
+pub mod cluster;
 pub mod db;
 pub mod exports;
 pub mod identity;
@@ -86,8 +87,6 @@ pub async fn spawn_app() -> TestApp {
     spawn_app_with(|_| {}).await
 }
 
-/// Starts the real application on a free port over its own database; `configure` may change the
-/// settings first (quotas, for instance).
 /// Senders for every message channel, at addresses nobody answers: campaigns on those channels
 /// can launch, and every message is deferred.
 pub fn unreachable_senders(settings: &mut Settings) {
@@ -108,6 +107,8 @@ pub fn unreachable_senders(settings: &mut Settings) {
     });
 }
 
+/// Starts the real application on a free port over its own database; `configure` may change the
+/// settings first (quotas, for instance).
 pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
     init_logs();
     let db = TestDatabase::create().await;
