@@ -21,6 +21,7 @@ mod outreach;
 mod page;
 mod pooler;
 mod public;
+mod quiet_hours;
 mod quotas;
 mod readme;
 mod receiver;

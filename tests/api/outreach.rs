@@ -113,13 +113,13 @@ impl Mail {
 
 /// A text as the provider got it.
 #[derive(Clone, Debug)]
-struct Text {
-    to: String,
+pub(crate) struct Text {
+    pub(crate) to: String,
     from: String,
-    body: String,
+    pub(crate) body: String,
 }
 
-fn texts(provider: &Receiver) -> Vec<Text> {
+pub(crate) fn texts(provider: &Receiver) -> Vec<Text> {
     provider
         .received()
         .iter()
@@ -144,6 +144,15 @@ pub(crate) async fn eventually<T>(what: &str, mut ready: impl FnMut() -> Option<
 }
 
 pub(crate) async fn outreach_app(mail: &MailServer, provider: &Receiver) -> TestApp {
+    outreach_app_with(mail, provider, |_| {}).await
+}
+
+/// As [`outreach_app`], with `configure` changing the settings last.
+pub(crate) async fn outreach_app_with(
+    mail: &MailServer,
+    provider: &Receiver,
+    configure: impl FnOnce(&mut Settings) + Send + 'static,
+) -> TestApp {
     let smtp_port = mail.port;
     let api_base = url::Url::parse(&provider.url).expect("the provider's URL");
     spawn_app_with(move |settings: &mut Settings| {
@@ -163,6 +172,7 @@ pub(crate) async fn outreach_app(mail: &MailServer, provider: &Receiver) -> Test
             timeout: Duration::from_secs(10),
         });
         settings.outreach.poll_every = Duration::from_millis(20);
+        configure(settings);
     })
     .await
 }
@@ -182,7 +192,7 @@ fn provider_signature(url: &str, form: &[(&str, &str)]) -> String {
 
 /// The campaign once no message is queued or being sent: a provider takes a message a moment
 /// before its outcome is recorded.
-async fn no_attempt_in_flight(app: &TestApp) {
+pub(crate) async fn no_attempt_in_flight(app: &TestApp) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while app.count_where("outreach_messages WHERE claim_token IS NOT NULL").await > 0 {
         assert!(Instant::now() < deadline, "an attempt is still in flight");

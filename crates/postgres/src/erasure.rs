@@ -114,7 +114,7 @@ impl ErasureRepository for PgStore {
                 let found: Option<IdRow> = sql_query(
                     "UPDATE respondents r SET ref_digest = NULL, ref_sealed = NULL, external_ref = NULL,
                             name_sealed = NULL, email_sealed = NULL, phone_sealed = NULL,
-                            invitation_sealed = NULL, updated_at = $4
+                            time_zone_sealed = NULL, invitation_sealed = NULL, updated_at = $4
                      FROM campaigns c
                      WHERE c.id = r.campaign_id AND c.workspace_id = $1 AND r.campaign_id = $2 AND r.ref_digest = $3
                      RETURNING r.id",

@@ -331,6 +331,7 @@ diesel::table! {
         responded -> Bool,
         ref_digest -> Nullable<Bytea>,
         ref_sealed -> Nullable<Bytea>,
+        time_zone_sealed -> Nullable<Bytea>,
     }
 }
 
@@ -642,6 +643,7 @@ diesel::table! {
         location -> Nullable<Text>,
         status -> Text,
         created_at -> Timestamptz,
+        time_zone -> Nullable<Text>,
     }
 }
 

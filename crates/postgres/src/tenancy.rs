@@ -4,6 +4,7 @@ use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
 use pulse_domain::ids::{ApiKeyId, BusinessId, ServiceAccountId, WorkspaceId};
+use pulse_domain::shared::time_zone::TimeZoneName;
 use pulse_domain::tenancy::models::{
     ApiKeyRecord, Business, NewApiKey, NewWorkspace, Scope, Workspace, WorkspaceCreation, WorkspaceDetails,
     WorkspaceStatus, WorkspaceType,
@@ -31,6 +32,7 @@ struct WorkspaceRow {
     location: Option<String>,
     status: String,
     created_at: OffsetDateTime,
+    time_zone: Option<String>,
 }
 
 impl WorkspaceRow {
@@ -49,6 +51,7 @@ impl WorkspaceRow {
                 kind,
                 team: self.team,
                 location: self.location,
+                time_zone: self.time_zone.as_deref().and_then(TimeZoneName::known),
             },
             created_at: self.created_at,
         })
@@ -265,6 +268,7 @@ impl TenancyRepository for PgStore {
                     location: new.details.location.clone(),
                     status: WorkspaceStatus::PendingApproval.as_str().to_owned(),
                     created_at: new.created_at,
+                    time_zone: new.details.time_zone.as_ref().map(|z| z.as_str().to_owned()),
                 };
                 let inserted: WorkspaceRow = diesel::insert_into(workspaces::table)
                     .values(&row)

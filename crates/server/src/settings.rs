@@ -4,7 +4,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
-use pulse_domain::outreach::models::ReminderSchedule;
+use pulse_domain::outreach::models::{QuietHours, ReminderSchedule};
 use pulse_domain::quota::models::{QuotaFamily, QuotaPolicy};
 use pulse_domain::webhooks::models::RetrySchedule;
 use pulse_export_s3::S3Config;
@@ -67,6 +67,8 @@ pub struct OutreachSettings {
     /// SMS and WhatsApp are sent only when a Twilio account (and the channel's sender) is set.
     pub twilio: Option<TwilioSettings>,
     pub reminders: ReminderSchedule,
+    /// The hours of the person's day in which no text or call goes out; `None` is any hour.
+    pub quiet_hours: Option<QuietHours>,
     /// How often an idle outreach worker plans and looks for due messages.
     pub poll_every: std::time::Duration,
 }
@@ -163,7 +165,21 @@ fn outreach_settings(var: &impl Fn(&str) -> Option<String>) -> anyhow::Result<Ou
             ReminderSchedule::new(waits).map_err(|e| anyhow::anyhow!("PULSE_REMINDER_DAYS: {e}"))?
         }
     };
-    Ok(OutreachSettings { smtp, twilio, reminders, poll_every: poll_every(var, "PULSE_OUTREACH_POLL_MS", 60_000)? })
+    let quiet_hours = match var("PULSE_QUIET_HOURS").as_deref() {
+        None => Some(QuietHours::default()),
+        Some("off") => None,
+        Some(window) => Some(
+            QuietHours::parse(window)
+                .map_err(|_| anyhow::anyhow!("PULSE_QUIET_HOURS must be `off` or HH:MM-HH:MM, such as 20:00-09:00"))?,
+        ),
+    };
+    Ok(OutreachSettings {
+        smtp,
+        twilio,
+        reminders,
+        quiet_hours,
+        poll_every: poll_every(var, "PULSE_OUTREACH_POLL_MS", 60_000)?,
+    })
 }
 
 /// How webhooks are sent.
@@ -515,6 +531,14 @@ mod tests {
         assert_eq!(s.analysis_poll_every, std::time::Duration::from_secs(1));
         assert_eq!(s.export_poll_every, std::time::Duration::from_secs(1));
         assert!(matches!(s.export_store, ExportStoreSettings::Postgres));
+        assert_eq!(s.outreach.quiet_hours, Some(QuietHours::default()));
+    }
+
+    #[test]
+    fn quiet_hours_are_a_window_or_off() {
+        let evening = settings(&[("PULSE_QUIET_HOURS", "21:30-08:00")]).expect("settings");
+        assert_eq!(evening.outreach.quiet_hours, Some(QuietHours::parse("21:30-08:00").expect("valid")));
+        assert_eq!(settings(&[("PULSE_QUIET_HOURS", "off")]).expect("settings").outreach.quiet_hours, None);
     }
 
     const S3: [(&str, &str); 4] = [
@@ -623,6 +647,7 @@ mod tests {
             ("PULSE_ANALYSIS_POLL_MS", "5"),
             ("PULSE_EXPORT_POLL_MS", "30000"),
             ("PULSE_EXPORT_STORE", "disk"),
+            ("PULSE_QUIET_HOURS", "8pm-9am"),
         ] {
             let err = settings(&[(var, value)]).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(err.contains(var), "{var}: {err}");

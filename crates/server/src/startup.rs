@@ -163,7 +163,8 @@ impl Application {
             &survey_url,
             &base_url,
             settings.outreach.reminders.clone(),
-        );
+        )
+        .with_quiet_hours(settings.outreach.quiet_hours);
         let results = || Results::new(store.clone(), crypto.clone(), clock.clone(), BuiltinAnalyzer::new().info());
         let state = web::Data::new(AppState::<ServerPlatform> {
             tenancy: Tenancy::new(store.clone(), crypto.clone(), clock.clone(), settings.quotas.workspace_limit()),

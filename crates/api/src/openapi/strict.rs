@@ -189,6 +189,12 @@ impl Modify for StrictRequests {
                 object.properties.insert(field.to_owned(), map.into());
             }
         }
+        // An IANA time zone name's characters (`TimeZoneName::known`); the name must also exist.
+        for component in ["AudienceRowRequest", "CreateWorkspaceRequest"] {
+            if let Some(zone) = property_mut(schemas.get_mut(component), "timeZone") {
+                zone.pattern = Some(r"^[A-Za-z0-9/_+\-]{1,64}$".to_owned());
+            }
+        }
         // A phone number: at least four digits among spaces, `+ - ( ) .` (`is_phone`).
         if let Some(phone) = property_mut(schemas.get_mut("AudienceRowRequest"), "phone") {
             phone.pattern = Some(r"^[ +().\-]*([0-9][ +().\-]*){4,}$".to_owned());

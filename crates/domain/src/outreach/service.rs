@@ -9,12 +9,13 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{CampaignId, MessageId};
 use crate::outreach::models::{
     AddressFamily, ClaimedMessage, MESSAGE_BATCH, MESSAGE_CHANNELS, MESSAGE_LEASE, MessageFacts, MessageKind,
-    MessageOutcome, MessageResult, OptOutSource, OutgoingMessage, Recipient, ReminderSchedule, SendOutcome,
-    Suppression, UnsubscribeClaims, email, short_text,
+    MessageOutcome, MessageResult, OptOutSource, OutgoingMessage, QuietHours, Recipient, ReminderSchedule, SendOutcome,
+    Suppression, UnsubscribeClaims, email, interrupts, short_text, zone_for,
 };
 use crate::outreach::ports::{MessageSender, OutreachRepository};
 use crate::shared::clock::Clock;
 use crate::shared::crypto::{Crypto, DigestPurpose, macs_equal};
+use crate::shared::time_zone::TimeZoneName;
 
 /// Bytes of the unsubscribe MAC kept in links.
 const MAC_LEN: usize = 16;
@@ -25,13 +26,15 @@ pub struct OutreachRound {
     pub planned: u64,
     pub sent: Vec<MessageId>,
     pub retried: Vec<MessageId>,
+    /// Queued again for the end of quiet hours where the person is.
+    pub held: Vec<MessageId>,
     pub failed: Vec<MessageId>,
     pub suppressed: Vec<MessageId>,
 }
 
 impl OutreachRound {
     pub fn handled(&self) -> usize {
-        self.sent.len() + self.retried.len() + self.failed.len() + self.suppressed.len()
+        self.sent.len() + self.retried.len() + self.held.len() + self.failed.len() + self.suppressed.len()
     }
 }
 
@@ -44,6 +47,7 @@ pub struct Outreach<R, M, C, K> {
     base_url: String,
     unsubscribe_url: String,
     schedule: ReminderSchedule,
+    quiet_hours: Option<QuietHours>,
 }
 
 impl<R, M, C, K> Outreach<R, M, C, K>
@@ -65,7 +69,14 @@ where
         let base_url = base_url.trim_end_matches('/').to_owned();
         let unsubscribe_url = format!("{base_url}/u");
         let survey_url = survey_url.trim_end_matches('/').to_owned();
-        Self { repo, sender, crypto, clock, survey_url, base_url, unsubscribe_url, schedule }
+        Self { repo, sender, crypto, clock, survey_url, base_url, unsubscribe_url, schedule, quiet_hours: None }
+    }
+
+    /// Holds texts and calls in these hours of the person's day; without, they go at any hour.
+    #[must_use]
+    pub fn with_quiet_hours(mut self, quiet_hours: Option<QuietHours>) -> Self {
+        self.quiet_hours = quiet_hours;
+        self
     }
 
     /// The public origin of the API, as providers are told to call it back.
@@ -92,6 +103,7 @@ where
             let list = match &result {
                 MessageResult::Sent { .. } => &mut round.sent,
                 MessageResult::Retry { .. } => &mut round.retried,
+                MessageResult::Held { .. } => &mut round.held,
                 MessageResult::Failed { .. } => &mut round.failed,
                 MessageResult::Suppressed { .. } => &mut round.suppressed,
             };
@@ -119,9 +131,26 @@ where
         if !self.sender.can_send(message.channel) {
             return Ok(MessageResult::Failed { code: "CHANNEL_NOT_CONFIGURED".into(), address_digest: None });
         }
-        let outgoing = self.compose(message, family, family.dialable(&address))?;
+        let to = family.dialable(&address);
+        if let Some(due_at) = self.quiet_until(message, &to) {
+            return Ok(MessageResult::Held { due_at });
+        }
+        let outgoing = self.compose(message, family, to)?;
         let outcome: SendOutcome = self.sender.send(&outgoing).await;
         Ok(message.after(outcome, digest, self.clock.now()))
+    }
+
+    /// When quiet hours where the person is end, if they hold a message on this channel now.
+    fn quiet_until(&self, message: &ClaimedMessage, number: &str) -> Option<time::OffsetDateTime> {
+        let quiet_hours = self.quiet_hours.filter(|_| interrupts(message.channel))?;
+        let own_zone = message
+            .recipient
+            .time_zone_sealed
+            .as_ref()
+            .and_then(|sealed| self.open(message, "timeZone", sealed))
+            .and_then(|name| TimeZoneName::known(&name));
+        let zone = zone_for(own_zone.as_ref(), Some(number), message.workspace_time_zone.as_ref());
+        quiet_hours.opening(self.clock.now(), &zone)
     }
 
     /// The person's address on the message's channel, opened in memory; `None` when there is

@@ -76,6 +76,7 @@ pub fn row(external_ref: &str, email: Option<&str>) -> AudienceRowInput {
         name: Some("Ada".into()),
         email: email.map(str::to_owned),
         phone: None,
+        time_zone: None,
     }
 }
 

@@ -213,17 +213,19 @@ fn with_survey((campaign, survey): (CampaignRow, SurveyRow)) -> Result<(Campaign
 /// the same reference digest. A field left out of the update keeps its stored value; `xmax = 0`
 /// tells a freshly inserted row from an updated one.
 const UPSERT_RESPONDENTS: &str = "INSERT INTO respondents (id, campaign_id, ref_digest, ref_sealed, name_sealed,
-        email_sealed, phone_sealed, invitation_sealed, created_at, updated_at)
+        email_sealed, phone_sealed, time_zone_sealed, invitation_sealed, created_at, updated_at)
     SELECT t.id, $2, t.ref_digest, t.ref_sealed, t.name_sealed, t.email_sealed, t.phone_sealed,
-           t.invitation_sealed, t.at, t.at
+           t.time_zone_sealed, t.invitation_sealed, t.at, t.at
     FROM unnest($1::uuid[], $3::bytea[], $4::bytea[], $5::bytea[], $6::bytea[], $7::bytea[], $8::bytea[],
-                $9::timestamptz[]) WITH ORDINALITY
-         AS t(id, ref_digest, ref_sealed, name_sealed, email_sealed, phone_sealed, invitation_sealed, at, n)
+                $9::bytea[], $10::timestamptz[]) WITH ORDINALITY
+         AS t(id, ref_digest, ref_sealed, name_sealed, email_sealed, phone_sealed, time_zone_sealed,
+              invitation_sealed, at, n)
     ORDER BY t.n
     ON CONFLICT (campaign_id, ref_digest) DO UPDATE SET
         name_sealed = COALESCE(excluded.name_sealed, respondents.name_sealed),
         email_sealed = COALESCE(excluded.email_sealed, respondents.email_sealed),
         phone_sealed = COALESCE(excluded.phone_sealed, respondents.phone_sealed),
+        time_zone_sealed = COALESCE(excluded.time_zone_sealed, respondents.time_zone_sealed),
         updated_at = excluded.updated_at
     RETURNING id, ref_digest, invitation_sealed, xmax = 0 AS inserted";
 
@@ -439,6 +441,9 @@ impl CampaignRepository for PgStore {
                     )
                     .bind::<Array<Nullable<Bytea>>, _>(
                         ordered.iter().map(|r| r.phone_sealed.as_deref()).collect::<Vec<_>>(),
+                    )
+                    .bind::<Array<Nullable<Bytea>>, _>(
+                        ordered.iter().map(|r| r.time_zone_sealed.as_deref()).collect::<Vec<_>>(),
                     )
                     .bind::<Array<Bytea>, _>(ordered.iter().map(|r| r.invitation_sealed.as_slice()).collect::<Vec<_>>())
                     .bind::<Array<Timestamptz>, _>(ordered.iter().map(|r| r.at).collect::<Vec<_>>())

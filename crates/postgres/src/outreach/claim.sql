@@ -11,12 +11,12 @@ WITH due AS (
     RETURNING m.*
 )
 SELECT cl.id, cl.claim_token, cl.attempts, cl.channel, cl.kind, cl.sequence, cl.workspace_id,
-       w.name AS workspace_name, c.id AS campaign_id, c.code AS campaign_code, c.name AS campaign_name,
+       w.name AS workspace_name, w.time_zone AS workspace_time_zone, c.id AS campaign_id, c.code AS campaign_code, c.name AS campaign_name,
        c.status = 'ACTIVE' AS collecting,
        COALESCE((c.delivery ->> 'greetByName')::boolean, false) AS greet_by_name,
        s.languages[1] AS language, s.register,
        r.id AS respondent_id, r.external_ref, r.ref_digest, r.ref_sealed, r.name_sealed, r.email_sealed,
-       r.phone_sealed, r.invitation_sealed,
+       r.phone_sealed, r.time_zone_sealed, r.invitation_sealed,
        (SELECT se.id FROM sessions se WHERE se.respondent_id = r.id AND se.status = 'COMPLETED'
         ORDER BY se.completed_at LIMIT 1) AS finished_session
 FROM claimed cl

@@ -16,6 +16,7 @@ use pulse_domain::outreach::models::{
     OptOutSource, OutreachCounts, Recipient, ReminderSchedule,
 };
 use pulse_domain::outreach::ports::OutreachRepository;
+use pulse_domain::shared::time_zone::TimeZoneName;
 use pulse_domain::{Error, Result};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -93,6 +94,8 @@ struct RecipientColumns {
     #[diesel(sql_type = Nullable<Bytea>)]
     phone_sealed: Option<Vec<u8>>,
     #[diesel(sql_type = Nullable<Bytea>)]
+    time_zone_sealed: Option<Vec<u8>>,
+    #[diesel(sql_type = Nullable<Bytea>)]
     invitation_sealed: Option<Vec<u8>>,
 }
 
@@ -107,6 +110,7 @@ impl RecipientColumns {
             name_sealed: self.name_sealed,
             email_sealed: self.email_sealed,
             phone_sealed: self.phone_sealed,
+            time_zone_sealed: self.time_zone_sealed,
             invitation_sealed: self.invitation_sealed,
         }
     }
@@ -130,6 +134,8 @@ struct ClaimRow {
     workspace_id: Uuid,
     #[diesel(sql_type = Text)]
     workspace_name: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    workspace_time_zone: Option<String>,
     #[diesel(sql_type = SqlUuid)]
     campaign_id: Uuid,
     #[diesel(sql_type = Text)]
@@ -164,6 +170,7 @@ impl ClaimRow {
             sequence: u8::try_from(self.sequence).map_err(|_| corrupt("sequence"))?,
             workspace_id: WorkspaceId(self.workspace_id),
             workspace_name: self.workspace_name,
+            workspace_time_zone: self.workspace_time_zone.as_deref().and_then(TimeZoneName::known),
             campaign_id: CampaignId(self.campaign_id),
             campaign_code: self.campaign_code,
             campaign_name: self.campaign_name,
@@ -258,6 +265,9 @@ impl OutreachRepository for PgStore {
                         ))
                         .execute(conn)
                         .await?
+                }
+                MessageResult::Held { due_at } => {
+                    diesel::update(held).set((released, outreach_messages::due_at.eq(due_at))).execute(conn).await?
                 }
                 MessageResult::Failed { code, address_digest } => {
                     diesel::update(held)

@@ -72,6 +72,7 @@ pub async fn the_overview_counts_the_audience_and_its_sessions_as_they_are_writt
             name: None,
             email: email.map(str::to_owned),
             phone: None,
+            time_zone: None,
         })
         .collect();
     w.campaigns.attach_audience(&partner.principal, None, campaign.campaign.id, rows).await.expect("attached");

@@ -33,7 +33,7 @@ use pulse_domain::exports::ports::{ExportRepository, ExportStore, WorkerPresence
 use pulse_domain::exports::service::Exports;
 use pulse_domain::idempotency::ports::IdempotencyStore;
 use pulse_domain::ids::{BusinessId, WorkspaceId};
-use pulse_domain::outreach::models::{MESSAGE_CHANNELS, ReminderSchedule};
+use pulse_domain::outreach::models::{MESSAGE_CHANNELS, QuietHours, ReminderSchedule};
 use pulse_domain::outreach::ports::OutreachRepository;
 use pulse_domain::outreach::service::Outreach;
 use pulse_domain::quota::ports::QuotaCounter;
@@ -174,7 +174,8 @@ impl<S: Store> World<S> {
                 SURVEY_URL,
                 "https://pulse.example",
                 ReminderSchedule::default(),
-            ),
+            )
+            .with_quiet_hours(Some(QuietHours::default())),
             sender,
             webhooks: Webhooks::new(store.clone(), crypto.clone(), clock.clone(), transport.clone(), false),
             dispatcher: Dispatcher::new(
@@ -370,6 +371,7 @@ macro_rules! contract_suite {
                 a_claimed_message_is_held_by_its_lease_and_only_its_holder_records,
                 a_deferred_message_comes_back_when_due_and_a_thank_you_acknowledges_once,
                 opt_outs_belong_to_a_workspace_and_are_found_by_the_address_written_to,
+                texts_wait_for_the_morning_where_the_person_is_and_email_goes_at_once,
             }
         );
     };

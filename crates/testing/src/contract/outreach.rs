@@ -17,6 +17,7 @@ use pulse_domain::shared::clock::Clock;
 use secrecy::ExposeSecret;
 use serde_json::json;
 use time::Duration;
+use time::macros::datetime;
 
 use super::{Partner, Store, World};
 use crate::fakes::GENUINE_REPLY;
@@ -27,6 +28,16 @@ pub(super) async fn invited_campaign<S: Store>(
     w: &World<S>,
     partner: &Partner,
     people: &[(&str, Option<&str>, Option<&str>)],
+) -> (CampaignOverview, Vec<String>) {
+    invited_campaign_in_zones(w, partner, people, &[]).await
+}
+
+/// As [`invited_campaign`], some people with their own time zone (by reference).
+async fn invited_campaign_in_zones<S: Store>(
+    w: &World<S>,
+    partner: &Partner,
+    people: &[(&str, Option<&str>, Option<&str>)],
+    zones: &[(&str, &str)],
 ) -> (CampaignOverview, Vec<String>) {
     let mut channels = Vec::new();
     if people.iter().any(|p| p.1.is_some()) {
@@ -58,6 +69,7 @@ pub(super) async fn invited_campaign<S: Store>(
             name: Some(format!("Person {reference}")),
             email: email.map(str::to_owned),
             phone: phone.map(str::to_owned),
+            time_zone: zones.iter().find(|(r, _)| r == reference).map(|(_, zone)| (*zone).to_owned()),
         })
         .collect();
     let attached =
@@ -250,4 +262,36 @@ pub async fn opt_outs_belong_to_a_workspace_and_are_found_by_the_address_written
     assert!(w.store.is_opted_out(other.workspace, &[9]).await.expect("read"));
     assert!(!w.store.is_opted_out(acme.workspace, &[9]).await.expect("read"));
     assert!(w.store.workspaces_that_wrote_to(&[9]).await.expect("read").is_empty());
+}
+
+pub async fn texts_wait_for_the_morning_where_the_person_is_and_email_goes_at_once<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    // 17:30 UTC: 23:00 in Kolkata, 18:30 in Paris, 02:30 the next day in Tokyo.
+    w.clock.set(datetime!(2026-01-01 17:30 UTC));
+    let people = [
+        ("kolkata", Some("k@example.com"), Some("+91 98765 00001")),
+        ("paris", None, Some("+33 6 12 34 56 78")),
+        ("tokyo-by-zone", None, Some("+33 6 12 34 56 79")),
+    ];
+    let (campaign, _) = invited_campaign_in_zones(&w, &partner, &people, &[("tokyo-by-zone", "Asia/Tokyo")]).await;
+    let round = w.outreach.run_due().await.expect("round");
+    assert_eq!((round.sent.len(), round.held.len()), (2, 2), "the email and Paris now; Kolkata and Tokyo wait");
+    let mut sent = addressed(&w.sender.sent());
+    sent.sort();
+    assert_eq!(sent, [("EMAIL", "k@example.com".to_owned()), ("SMS", "+33612345678".to_owned())]);
+    let counts = w.store.outreach_counts(campaign.campaign.id).await.expect("counts");
+    let sms = counts.channels.iter().find(|(c, _)| *c == DeliveryChannel::Sms).expect("sms").1;
+    assert_eq!((sms.sent, sms.queued, sms.failed), (1, 2, 0), "held texts stay queued, no attempt counted");
+
+    // 00:00 in Tokyo is still night; 09:00 there (00:00 UTC) opens Tokyo, not Kolkata (05:30).
+    w.clock.set(datetime!(2026-01-01 23:59 UTC));
+    assert!(w.outreach.run_due().await.expect("round").handled() == 0, "nothing due before a window opens");
+    w.clock.set(datetime!(2026-01-02 00:00 UTC));
+    assert_eq!(w.outreach.run_due().await.expect("round").sent.len(), 1, "Tokyo's morning");
+    w.clock.set(datetime!(2026-01-02 03:30 UTC));
+    assert_eq!(w.outreach.run_due().await.expect("round").sent.len(), 1, "Kolkata's morning");
+    let sms = w.store.outreach_counts(campaign.campaign.id).await.expect("counts");
+    let sms = sms.channels.iter().find(|(c, _)| *c == DeliveryChannel::Sms).expect("sms").1;
+    assert_eq!((sms.sent, sms.queued), (3, 0));
 }

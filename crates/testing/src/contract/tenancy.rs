@@ -69,6 +69,7 @@ pub async fn one_reference_means_one_workspace_and_the_business_limit_holds<S: S
                 kind: WorkspaceType::Company,
                 team: None,
                 location: None,
+                time_zone: None,
             },
             created_at: w.clock.now(),
         }

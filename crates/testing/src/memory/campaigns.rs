@@ -149,6 +149,7 @@ impl CampaignRepository for MemoryStore {
                 keep_or_replace(&mut stored.name_sealed, &row.name_sealed);
                 keep_or_replace(&mut stored.email_sealed, &row.email_sealed);
                 keep_or_replace(&mut stored.phone_sealed, &row.phone_sealed);
+                keep_or_replace(&mut stored.time_zone_sealed, &row.time_zone_sealed);
                 let stored = stored.clone();
                 let responded =
                     state.sessions.values().any(|s| s.session.launch_link_id == Some(stored.invitation_link));
@@ -181,6 +182,7 @@ impl CampaignRepository for MemoryStore {
                     name_sealed: row.name_sealed.clone(),
                     email_sealed: row.email_sealed.clone(),
                     phone_sealed: row.phone_sealed.clone(),
+                    time_zone_sealed: row.time_zone_sealed.clone(),
                     invitation_sealed: Some(row.invitation_sealed.clone()),
                     invitation_link: link.id,
                     responded: false,

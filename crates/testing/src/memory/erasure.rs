@@ -71,6 +71,7 @@ impl ErasureRepository for MemoryStore {
         row.name_sealed = None;
         row.email_sealed = None;
         row.phone_sealed = None;
+        row.time_zone_sealed = None;
         row.invitation_sealed = None;
         row.responded = responded;
         state.launch_links.retain(|_, link| link.respondent_id != Some(id));

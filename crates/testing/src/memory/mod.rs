@@ -178,6 +178,7 @@ struct RespondentRow {
     name_sealed: Option<Vec<u8>>,
     email_sealed: Option<Vec<u8>>,
     phone_sealed: Option<Vec<u8>>,
+    time_zone_sealed: Option<Vec<u8>>,
     invitation_sealed: Option<Vec<u8>>,
     invitation_link: LaunchLinkId,
     /// Set when an erasure detached a completed session, which counted the respondent as

@@ -46,6 +46,7 @@ fn recipient(row: &RespondentRow) -> Recipient {
         name_sealed: row.name_sealed.clone(),
         email_sealed: row.email_sealed.clone(),
         phone_sealed: row.phone_sealed.clone(),
+        time_zone_sealed: row.time_zone_sealed.clone(),
         invitation_sealed: row.invitation_sealed.clone(),
     }
 }
@@ -245,11 +246,11 @@ impl OutreachRepository for MemoryStore {
                 .cloned()
                 .ok_or_else(|| Error::internal("a message's campaign is gone"))?;
             let survey = state.survey_of(&campaign)?;
-            let workspace_name = state
+            let workspace = state
                 .workspaces
                 .iter()
                 .find(|w| w.id == message.workspace_id)
-                .map(|w| w.details.name.clone())
+                .map(|w| w.details.clone())
                 .ok_or_else(|| Error::internal("a message's workspace is gone"))?;
             claimed.push(ClaimedMessage {
                 id: message.id,
@@ -259,7 +260,8 @@ impl OutreachRepository for MemoryStore {
                 kind: message.kind,
                 sequence: message.sequence,
                 workspace_id: message.workspace_id,
-                workspace_name,
+                workspace_name: workspace.name,
+                workspace_time_zone: workspace.time_zone,
                 campaign_id: campaign.id,
                 campaign_code: campaign.code.clone(),
                 campaign_name: campaign.name.clone(),
@@ -300,6 +302,7 @@ impl OutreachRepository for MemoryStore {
                     message.due_at = *due_at;
                     message.reason = Some(code.clone());
                 }
+                MessageResult::Held { due_at } => message.due_at = *due_at,
                 MessageResult::Failed { code, address_digest } => {
                     message.status = MessageStatus::Failed;
                     message.attempts += 1;

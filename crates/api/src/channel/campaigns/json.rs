@@ -339,7 +339,7 @@ pub struct CountsBody {
 pub struct ChannelMessagesBody {
     /// `EMAIL`, `SMS` or `WHATSAPP`.
     pub channel: &'static str,
-    /// Waiting to be sent, or to be retried.
+    /// Waiting to be sent, to be retried, or for quiet hours to end where the person is.
     pub queued: u64,
     /// Accepted by the provider.
     pub sent: u64,
@@ -579,11 +579,16 @@ pub struct AudienceRowRequest {
     #[schema(max_length = 32)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phone: Option<String>,
+    /// The person's IANA time zone: texts and calls wait for the end of quiet hours there
+    /// (docs/outreach.md, "Quiet hours"). Stored encrypted, never returned.
+    #[schema(max_length = 64, example = "Asia/Kolkata")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
 }
 
 impl From<AudienceRowRequest> for AudienceRowInput {
     fn from(r: AudienceRowRequest) -> Self {
-        Self { external_ref: r.external_ref, name: r.name, email: r.email, phone: r.phone }
+        Self { external_ref: r.external_ref, name: r.name, email: r.email, phone: r.phone, time_zone: r.time_zone }
     }
 }
 

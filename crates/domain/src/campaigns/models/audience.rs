@@ -3,6 +3,7 @@
 use crate::campaigns::models::checked_text;
 use crate::error::{Error, Result};
 use crate::ids::{CampaignId, RespondentId};
+use crate::shared::time_zone::TimeZoneName;
 use time::OffsetDateTime;
 
 /// Most rows one `POST /respondents` call may carry.
@@ -15,16 +16,18 @@ pub struct AudienceRowInput {
     pub name: Option<String>,
     pub email: Option<String>,
     pub phone: Option<String>,
+    pub time_zone: Option<String>,
 }
 
-/// A validated row. Name, email and phone are personal data: they are sealed before storage and
-/// never returned.
+/// A validated row. Name, email, phone and time zone (where the person lives) are personal
+/// data: they are sealed before storage and never returned.
 #[derive(Clone, PartialEq, Eq)]
 pub struct AudienceRow {
     pub external_ref: String,
     pub name: Option<String>,
     pub email: Option<String>,
     pub phone: Option<String>,
+    pub time_zone: Option<TimeZoneName>,
 }
 
 impl std::fmt::Debug for AudienceRow {
@@ -34,6 +37,7 @@ impl std::fmt::Debug for AudienceRow {
             .field("has_name", &self.name.is_some())
             .field("has_email", &self.email.is_some())
             .field("has_phone", &self.phone.is_some())
+            .field("has_time_zone", &self.time_zone.is_some())
             .finish()
     }
 }
@@ -82,7 +86,8 @@ pub fn parse_rows(rows: Vec<AudienceRowInput>) -> Result<Vec<AudienceRow>> {
                 }
             })
             .transpose()?;
-        parsed.push(AudienceRow { external_ref, name, email, phone });
+        let time_zone = row.time_zone.map(|zone| TimeZoneName::parse(&field("timeZone"), &zone)).transpose()?;
+        parsed.push(AudienceRow { external_ref, name, email, phone, time_zone });
     }
     Ok(parsed)
 }
@@ -124,6 +129,7 @@ pub struct NewRespondent {
     pub name_sealed: Option<Vec<u8>>,
     pub email_sealed: Option<Vec<u8>>,
     pub phone_sealed: Option<Vec<u8>>,
+    pub time_zone_sealed: Option<Vec<u8>>,
     pub invitation_digest: Vec<u8>,
     pub invitation_sealed: Vec<u8>,
     pub at: OffsetDateTime,
@@ -267,9 +273,20 @@ mod tests {
             name: Some("Ada Lovelace".into()),
             email: Some("ada@example.com".into()),
             phone: Some("+44 20 7946 0000".into()),
+            time_zone: Some("Europe/London".into()),
         }])
         .expect("ok");
         let shown = format!("{rows:?}");
         assert!(!shown.contains("Ada") && !shown.contains("example.com") && !shown.contains("7946"), "{shown}");
+        assert!(!shown.contains("London"), "{shown}");
+    }
+
+    #[test]
+    fn a_time_zone_must_be_a_known_iana_name() {
+        let zoned = |zone: &str| AudienceRowInput { time_zone: Some(zone.into()), ..row("zoned") };
+        let parsed = parse_rows(vec![zoned("Asia/Kolkata")]).expect("known");
+        assert_eq!(parsed[0].time_zone.as_ref().map(TimeZoneName::as_str), Some("Asia/Kolkata"));
+        let refused = parse_rows(vec![row("a"), zoned("Mars/Olympus_Mons")]).expect_err("unknown");
+        assert!(refused.to_string().contains("`rows[1].timeZone`"), "{refused}");
     }
 }

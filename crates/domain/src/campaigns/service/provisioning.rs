@@ -236,6 +236,7 @@ where
                     name_sealed: seal(r, "name", &row.name),
                     email_sealed: seal(r, "email", &row.email),
                     phone_sealed: seal(r, "phone", &row.phone),
+                    time_zone_sealed: seal(r, "timeZone", &row.time_zone.as_ref().map(|z| z.as_str().to_owned())),
                     invitation_digest: self.crypto.keyed_digest(DigestPurpose::LinkNonce, nonce.as_bytes()),
                     invitation_sealed: self.crypto.seal(&seal_context(id, r, "invitation"), nonce.as_bytes()),
                     at: now,

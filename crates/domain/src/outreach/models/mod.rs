@@ -1,7 +1,9 @@
 //! What a message is, what it says, and the rules of who gets one and when.
 
+mod quiet;
 mod wording;
 
+pub use quiet::*;
 pub use wording::*;
 
 use time::{Duration, OffsetDateTime};
@@ -10,6 +12,7 @@ use uuid::Uuid;
 use crate::campaigns::models::{DeliveryChannel, Register, StoredRef};
 use crate::error::{Error, Result};
 use crate::ids::{CampaignId, EventId, MessageId, RespondentId, SessionId, WorkspaceId};
+use crate::shared::time_zone::TimeZoneName;
 use crate::webhooks::models::{EventType, NewEvent};
 use serde_json::{Map, json};
 
@@ -250,6 +253,8 @@ pub struct Recipient {
     pub name_sealed: Option<Vec<u8>>,
     pub email_sealed: Option<Vec<u8>>,
     pub phone_sealed: Option<Vec<u8>>,
+    /// The person's IANA time zone, when the partner gave one.
+    pub time_zone_sealed: Option<Vec<u8>>,
     /// `None` once erased.
     pub invitation_sealed: Option<Vec<u8>>,
 }
@@ -272,6 +277,9 @@ pub struct ClaimedMessage {
     pub sequence: u8,
     pub workspace_id: WorkspaceId,
     pub workspace_name: String,
+    /// The workspace's time zone, when its partner set one: quiet hours follow it for people
+    /// whose own zone is not known.
+    pub workspace_time_zone: Option<TimeZoneName>,
     pub campaign_id: CampaignId,
     pub campaign_code: String,
     pub campaign_name: String,
@@ -322,10 +330,26 @@ pub enum SendOutcome {
 /// What becomes of a claimed message.
 #[derive(Clone, Debug, PartialEq)]
 pub enum MessageResult {
-    Sent { provider_id: Option<String>, address_digest: Vec<u8>, acknowledged: Option<NewEvent> },
-    Retry { due_at: OffsetDateTime, code: String },
-    Failed { code: String, address_digest: Option<Vec<u8>> },
-    Suppressed { reason: Suppression },
+    Sent {
+        provider_id: Option<String>,
+        address_digest: Vec<u8>,
+        acknowledged: Option<NewEvent>,
+    },
+    Retry {
+        due_at: OffsetDateTime,
+        code: String,
+    },
+    /// Quiet hours where the person is: queued again for `due_at`, no attempt counted.
+    Held {
+        due_at: OffsetDateTime,
+    },
+    Failed {
+        code: String,
+        address_digest: Option<Vec<u8>>,
+    },
+    Suppressed {
+        reason: Suppression,
+    },
 }
 
 /// A claimed message's outcome, recorded only while the claim is held.
@@ -497,6 +521,7 @@ mod tests {
             sequence: 0,
             workspace_id: WorkspaceId::new_random(),
             workspace_name: "Acme".into(),
+            workspace_time_zone: None,
             campaign_id: CampaignId::new_random(),
             campaign_code: "c".into(),
             campaign_name: "n".into(),
@@ -510,6 +535,7 @@ mod tests {
                 name_sealed: None,
                 email_sealed: None,
                 phone_sealed: None,
+                time_zone_sealed: None,
                 invitation_sealed: None,
             },
             finished_session: None,

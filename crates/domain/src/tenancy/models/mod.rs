@@ -8,6 +8,7 @@ pub use key_cache::*;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{ApiKeyId, BusinessId, ServiceAccountId, WorkspaceId};
+use crate::shared::time_zone::TimeZoneName;
 use std::fmt;
 use time::OffsetDateTime;
 
@@ -300,6 +301,7 @@ pub struct WorkspaceInput {
     pub kind: Option<WorkspaceType>,
     pub team: Option<String>,
     pub location: Option<String>,
+    pub time_zone: Option<String>,
 }
 
 /// The validated details of a workspace.
@@ -310,6 +312,9 @@ pub struct WorkspaceDetails {
     pub kind: WorkspaceType,
     pub team: Option<String>,
     pub location: Option<String>,
+    /// Where the client's people mostly are: quiet hours follow it for a person whose own zone
+    /// is not known; `None` is UTC.
+    pub time_zone: Option<TimeZoneName>,
 }
 
 impl WorkspaceDetails {
@@ -322,6 +327,7 @@ impl WorkspaceDetails {
             kind: input.kind.unwrap_or_default(),
             team: input.team.as_deref().map(|t| bounded_text("team", t, 0, 120)).transpose()?,
             location: input.location.as_deref().map(|l| bounded_text("location", l, 0, 120)).transpose()?,
+            time_zone: input.time_zone.as_deref().map(|z| TimeZoneName::parse("timeZone", z)).transpose()?,
         })
     }
 }
