@@ -30,6 +30,7 @@ mod results;
 mod secrets;
 mod signed_tokens;
 mod studio;
+mod telephony;
 mod timeouts;
 mod tls;
 mod webhooks;

@@ -67,6 +67,8 @@ async fn the_document_is_served_without_a_key_and_lists_every_route() {
         "POST /api/v1/public/pulse/{code}/sessions/{sessionId}/answers",
         "POST /api/v1/public/pulse/{code}/sessions/{sessionId}/complete",
         "POST /api/v1/public/messages/replies",
+        "POST /api/v1/public/calls/{messageId}/{step}",
+        "POST /api/v1/public/calls/{messageId}/status",
         "GET /p/{code}",
         "GET /s/{code}/{nonce}",
         "GET /assets/{name}",

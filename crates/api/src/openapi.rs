@@ -74,6 +74,8 @@ use crate::{apps, health, page, public};
         public::answer::answer,
         public::complete::complete,
         public::replies::reply,
+        public::calls::turn,
+        public::calls::ended,
         page::open_page,
         page::invitation_page,
         page::asset,

@@ -12,6 +12,8 @@ use pulse_domain::outreach::models::MESSAGE_CHANNELS;
 use pulse_domain::shared::clock::Clock;
 use pulse_domain::studio::models::{PERMISSION_BUILD, PERMISSION_VIEW};
 use pulse_domain::tenancy::models::WorkspaceStatus;
+use pulse_testing::MemoryStore;
+use pulse_testing::fakes::RecordingSender;
 use time::Duration;
 
 // Provisioning and launch.
@@ -98,7 +100,8 @@ fn email_delivery_needs_a_respondent_with_an_email() {
 
 #[test]
 fn a_channel_without_a_sender_blocks_launch_and_says_which() {
-    let w = world();
+    // A sender that places no calls.
+    let w = World::with_sender(MemoryStore::default(), RecordingSender::default());
     let p = partner(&w, true);
     let channels = vec![DeliveryChannel::Email, DeliveryChannel::Telephony];
     let input = ProvisionInput {

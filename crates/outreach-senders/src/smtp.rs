@@ -233,6 +233,7 @@ mod tests {
                 html: "<p>html</p>".to_owned(),
             }),
             text: None,
+            call: None,
         }
     }
 

@@ -132,6 +132,7 @@ fn text(channel: DeliveryChannel, to: &str) -> OutgoingMessage {
         sender_name: "Acme Foods".to_owned(),
         email: None,
         text: Some(BODY.to_owned()),
+        call: None,
     }
 }
 

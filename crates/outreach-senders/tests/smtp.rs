@@ -131,6 +131,7 @@ fn invitation(to: &str) -> OutgoingMessage {
         sender_name: "Café \"Lumière\", Paris".to_owned(),
         email: Some(EmailContent { subject: SUBJECT.to_owned(), text: TEXT.to_owned(), html: HTML.to_owned() }),
         text: None,
+        call: None,
     }
 }
 

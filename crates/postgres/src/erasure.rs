@@ -13,7 +13,7 @@ use pulse_domain::outreach::models::Suppression;
 use uuid::Uuid;
 
 use crate::rows::IdRow;
-use crate::schema::{app_devices, app_users, erasures, launch_links, sessions};
+use crate::schema::{app_devices, app_users, erasures, launch_links, outreach_calls, outreach_messages, sessions};
 use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 
@@ -148,6 +148,24 @@ impl ErasureRepository for PgStore {
                 .bind::<Text, _>(Suppression::Erased.as_str())
                 .bind::<Timestamptz, _>(record.erased_at)
                 .cached()
+                .execute(conn)
+                .await?;
+                // Their calls keep their outcome, without the provider's call id or the token of
+                // the session they drove.
+                diesel::update(
+                    outreach_calls::table.filter(
+                        outreach_calls::message_id.eq_any(
+                            outreach_messages::table
+                                .filter(outreach_messages::respondent_id.eq(id))
+                                .select(outreach_messages::id),
+                        ),
+                    ),
+                )
+                .set((
+                    outreach_calls::provider_call_id.eq(None::<String>),
+                    outreach_calls::session_token_sealed.eq(None::<Vec<u8>>),
+                    outreach_calls::updated_at.eq(record.erased_at),
+                ))
                 .execute(conn)
                 .await?;
                 write_record(conn, record, ErasureKind::Respondent, id).await?;

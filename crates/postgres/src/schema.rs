@@ -276,6 +276,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    outreach_calls (message_id) {
+        message_id -> Uuid,
+        provider_call_id -> Nullable<Text>,
+        session_id -> Nullable<Uuid>,
+        session_token_sealed -> Nullable<Bytea>,
+        outcome -> Nullable<Text>,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     outreach_messages (id) {
         id -> Uuid,
         workspace_id -> Uuid,
@@ -667,6 +679,8 @@ diesel::joinable!(exports -> workspaces (workspace_id));
 diesel::joinable!(launch_keys -> campaigns (campaign_id));
 diesel::joinable!(launch_links -> campaigns (campaign_id));
 diesel::joinable!(launch_links -> respondents (respondent_id));
+diesel::joinable!(outreach_calls -> outreach_messages (message_id));
+diesel::joinable!(outreach_calls -> sessions (session_id));
 diesel::joinable!(outreach_messages -> campaigns (campaign_id));
 diesel::joinable!(outreach_messages -> respondents (respondent_id));
 diesel::joinable!(outreach_messages -> workspaces (workspace_id));
@@ -730,6 +744,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     idempotency_keys,
     launch_keys,
     launch_links,
+    outreach_calls,
     outreach_messages,
     outreach_opt_outs,
     quota_windows,

@@ -66,6 +66,9 @@ pub struct OutreachSettings {
     pub smtp: Option<SmtpSettings>,
     /// SMS and WhatsApp are sent only when a Twilio account (and the channel's sender) is set.
     pub twilio: Option<TwilioSettings>,
+    /// The number calls (TELEPHONY) are placed from, with the same Twilio account; `None` leaves
+    /// calls off.
+    pub voice_from: Option<String>,
     pub reminders: ReminderSchedule,
     /// The hours of the person's day in which no text or call goes out; `None` is any hour.
     pub quiet_hours: Option<QuietHours>,
@@ -176,6 +179,7 @@ fn outreach_settings(var: &impl Fn(&str) -> Option<String>) -> anyhow::Result<Ou
     Ok(OutreachSettings {
         smtp,
         twilio,
+        voice_from: var("PULSE_VOICE_FROM"),
         reminders,
         quiet_hours,
         poll_every: poll_every(var, "PULSE_OUTREACH_POLL_MS", 60_000)?,

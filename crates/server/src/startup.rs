@@ -34,7 +34,7 @@ use pulse_domain::webhooks::service::{Dispatcher, Webhooks};
 use pulse_export_pdf::{ExportRenderers, PdfReport};
 use pulse_export_s3::S3ExportStore;
 use pulse_generator::TemplateGenerator;
-use pulse_outreach_senders::{Senders, SmsSender, SmtpSender};
+use pulse_outreach_senders::{Senders, SmsSender, SmtpSender, VoiceCaller};
 use pulse_postgres::PgStore;
 use pulse_webhook_http::{HttpTransport, TransportConfig};
 use secrecy::{ExposeSecret as _, SecretString};
@@ -361,7 +361,11 @@ fn senders_from(settings: &Settings) -> anyhow::Result<Senders> {
     let outreach = &settings.outreach;
     let email = outreach.smtp.clone().map(SmtpSender::new).transpose()?;
     let sms = outreach.twilio.clone().map(SmsSender::new).transpose()?;
-    let senders = Senders::new(email, sms);
+    let voice = match &outreach.twilio {
+        Some(twilio) => VoiceCaller::new(twilio, outreach.voice_from.as_deref())?,
+        None => None,
+    };
+    let senders = Senders::new(email, sms).with_voice(voice);
     let channels: Vec<&str> =
         MESSAGE_CHANNELS.into_iter().filter(|c| senders.can_send(*c)).map(|c| c.as_str()).collect();
     tracing::info!(channels = channels.join(","), "outreach channels that can be sent on");

@@ -96,7 +96,10 @@ fn every_event() -> Vec<Event> {
                     .property("conversationId", uuid("The session the respondent finished."))
                     .property(
                         "channel",
-                        one_of(&["EMAIL", "SMS", "WHATSAPP"], "The thank-you's channel, never the address."),
+                        one_of(
+                            &["EMAIL", "SMS", "WHATSAPP", "TELEPHONY"],
+                            "The thank-you's channel (TELEPHONY: spoken at the end of a call), never the address.",
+                        ),
                     ),
                 &["campaignId", "respondentId", "conversationId", "channel"],
             ),

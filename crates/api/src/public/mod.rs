@@ -3,6 +3,7 @@
 
 pub mod access;
 pub mod answer;
+pub mod calls;
 pub mod complete;
 pub mod json;
 pub mod replies;
@@ -27,7 +28,10 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
                 web::resource("/{code}/sessions/{session_id}/complete").route(web::post().to(complete::complete::<P>)),
             ),
     )
-    .service(web::resource("/api/v1/public/messages/replies").route(web::post().to(replies::reply::<P>)));
+    .service(web::resource("/api/v1/public/messages/replies").route(web::post().to(replies::reply::<P>)))
+    // `status` before `{step}`: a step is never named so.
+    .service(web::resource("/api/v1/public/calls/{message_id}/status").route(web::post().to(calls::ended::<P>)))
+    .service(web::resource("/api/v1/public/calls/{message_id}/{step}").route(web::post().to(calls::turn::<P>)));
 }
 
 fn session_id(text: &str) -> Result<SessionId, ApiError> {

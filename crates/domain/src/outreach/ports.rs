@@ -4,13 +4,14 @@ use std::future::Future;
 
 use time::OffsetDateTime;
 
-use crate::campaigns::models::DeliveryChannel;
+use crate::campaigns::models::{Campaign, DeliveryChannel, Survey};
 use crate::error::Result;
-use crate::ids::{CampaignId, RespondentId, WorkspaceId};
+use crate::ids::{CampaignId, MessageId, RespondentId, SessionId, WorkspaceId};
 use crate::outreach::models::{
-    AddressFamily, ClaimedMessage, InboundReply, MessageOutcome, OptOutSource, OutgoingMessage, OutreachCounts,
-    Recipient, ReminderSchedule, SendOutcome,
+    AddressFamily, CallContext, CallReport, CallUpdate, ClaimedMessage, InboundReply, MessageOutcome, OptOutSource,
+    OutgoingMessage, OutreachCounts, Recipient, ReminderSchedule, SendOutcome, VoiceTurn,
 };
+use crate::sessions::models::{AnswerInput, Progress, StartInput, StartOutcome};
 
 /// The message outbox and the opt-out list.
 pub trait OutreachRepository: Send + Sync + 'static {
@@ -94,6 +95,21 @@ pub trait OutreachRepository: Send + Sync + 'static {
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
     fn outreach_counts(&self, campaign: CampaignId) -> impl Future<Output = Result<OutreachCounts>> + Send;
+
+    /// A TELEPHONY message with what its call recorded so far; `None` for another message.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn call(&self, message: MessageId) -> impl Future<Output = Result<Option<CallContext>>> + Send;
+
+    /// Records what a turn changed of a call: its provider id, the session it started, how it
+    /// ended (an outcome nobody took also becomes its message's reason), and the
+    /// `respondent.acknowledged` event of a spoken thank-you, in one transaction. The first
+    /// outcome recorded stays.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn record_call(&self, update: &CallUpdate) -> impl Future<Output = Result<()>> + Send;
 }
 
 /// How messages leave the service: one adapter per channel behind one router.
@@ -109,4 +125,35 @@ pub trait MessageSender: Send + Sync + 'static {
     /// configured with) as the form `params`, signed with `signature`; `None` unless the provider
     /// truly signed it.
     fn read_reply(&self, url: &str, params: &[(String, String)], signature: Option<&str>) -> Option<InboundReply>;
+
+    /// Reads a request the voice provider made about a call to `url`; `None` unless the provider
+    /// truly signed it (and always without a voice provider).
+    fn read_call(&self, _url: &str, _params: &[(String, String)], _signature: Option<&str>) -> Option<CallReport> {
+        None
+    }
+
+    /// The turn in the voice provider's markup, answers going to `action_url`; nothing without
+    /// a voice provider, which never places a call to ask about.
+    fn render_turn(&self, _turn: &VoiceTurn, _action_url: &str) -> String {
+        String::new()
+    }
+}
+
+/// Survey sessions as a call drives them: the respondent's own, started through their
+/// invitation, answered and completed with the session's token, as the page does.
+pub trait CallSessions: Send + Sync {
+    /// The campaign of `code` and its survey.
+    fn survey(&self, code: &str) -> impl Future<Output = Result<(Campaign, Survey)>> + Send;
+
+    fn start(&self, code: &str, input: StartInput) -> impl Future<Output = Result<StartOutcome>> + Send;
+
+    fn answer(
+        &self,
+        code: &str,
+        session: SessionId,
+        token: &str,
+        answers: Vec<AnswerInput>,
+    ) -> impl Future<Output = Result<Progress>> + Send;
+
+    fn complete(&self, code: &str, session: SessionId, token: &str) -> impl Future<Output = Result<Progress>> + Send;
 }

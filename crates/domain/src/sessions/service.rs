@@ -8,6 +8,7 @@ use crate::campaigns::models::{
 use crate::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenCodec};
 use crate::error::{Error, ErrorCode, RateLimitState, Refusal, Result};
 use crate::ids::{LaunchKeyId, LaunchLinkId, SessionId};
+use crate::outreach::ports::CallSessions;
 use crate::sessions::models::{
     Access, AccessState, AnswerInput, AnswerValue, Completion, Intro, MAX_CLIENT_LABEL_CHARS, MAX_CLIENT_LABELS,
     MAX_DEVICE_TOKEN_CHARS, MAX_INSTALL_ID_CHARS, MAX_LAUNCH_TOKEN_CHARS, NewSession, NotStarted, Progress,
@@ -438,4 +439,29 @@ fn readable_labels(client: Map<String, Value>) -> Map<String, Value> {
         })
         .take(MAX_CLIENT_LABELS)
         .collect()
+}
+
+/// A call drives the same sessions the page does, through the same checks.
+impl<R, C, K, T> CallSessions for Respondents<R, C, K, T>
+where
+    R: CampaignRepository + LaunchRepository + SessionStore + AppRepository,
+    C: Crypto,
+    K: Clock,
+    T: LaunchTokenCodec,
+{
+    async fn survey(&self, code: &str) -> Result<(Campaign, Survey)> {
+        self.campaign(code).await
+    }
+
+    async fn start(&self, code: &str, input: StartInput) -> Result<StartOutcome> {
+        Respondents::start(self, code, input).await
+    }
+
+    async fn answer(&self, code: &str, session: SessionId, token: &str, answers: Vec<AnswerInput>) -> Result<Progress> {
+        Respondents::answer(self, code, session, Some(token), answers).await
+    }
+
+    async fn complete(&self, code: &str, session: SessionId, token: &str) -> Result<Progress> {
+        Respondents::complete(self, code, session, Some(token)).await
+    }
 }

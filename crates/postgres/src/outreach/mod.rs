@@ -12,8 +12,8 @@ use diesel_async::{AsyncConnection as _, RunQueryDsl};
 use pulse_domain::campaigns::models::{DeliveryChannel, Register, StoredRef};
 use pulse_domain::ids::{CampaignId, MessageId, RespondentId, SessionId, WorkspaceId};
 use pulse_domain::outreach::models::{
-    AddressFamily, ClaimedMessage, MessageKind, MessageOutcome, MessageResult, MessageStatus, MessageTally,
-    OptOutSource, OutreachCounts, Recipient, ReminderSchedule,
+    AddressFamily, CallContext, CallUpdate, ClaimedMessage, MessageKind, MessageOutcome, MessageResult, MessageStatus,
+    MessageTally, OptOutSource, OutreachCounts, Recipient, ReminderSchedule,
 };
 use pulse_domain::outreach::ports::OutreachRepository;
 use pulse_domain::shared::time_zone::TimeZoneName;
@@ -26,6 +26,8 @@ use crate::schema::{campaigns, outreach_messages, outreach_opt_outs, respondents
 use crate::statement::Cached as _;
 use crate::store::PgStore;
 use crate::webhooks::outbox::emit_events;
+
+mod calls;
 
 const PLAN_INVITATIONS: &str = "INSERT INTO outreach_messages
         (id, workspace_id, campaign_id, respondent_id, channel, kind, sequence, status, due_at, created_at, updated_at)
@@ -57,18 +59,21 @@ const PLAN_REMINDERS: &str = "INSERT INTO outreach_messages
       AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.respondent_id = m.respondent_id AND s.status = 'COMPLETED')
     ON CONFLICT (respondent_id, channel, kind, sequence) DO NOTHING";
 
-/// One thank-you per person who finished, on the first of the campaign's channels (in its order)
-/// whose invitation was sent. Two replicas planning at once may pick different channels: the
-/// unique index on thank-yous per person keeps one, whichever conflict it meets.
+/// One thank-you per person who finished, on the first of the campaign's written channels (in its
+/// order) whose invitation was sent; none for a person a call thanked aloud. Two replicas planning
+/// at once may pick different channels: the unique index on thank-yous per person keeps one,
+/// whichever conflict it meets.
 const PLAN_THANKS: &str = "INSERT INTO outreach_messages
         (id, workspace_id, campaign_id, respondent_id, channel, kind, sequence, status, due_at, created_at, updated_at)
     SELECT DISTINCT ON (m.respondent_id) gen_random_uuid(), m.workspace_id, m.campaign_id, m.respondent_id,
            m.channel, 'THANK_YOU', 0, 'QUEUED', $1, $1, $1
     FROM outreach_messages m
     JOIN campaigns c ON c.id = m.campaign_id
-    WHERE m.kind = 'INVITATION' AND m.status = 'SENT' AND m.channel = ANY($2)
+    WHERE m.kind = 'INVITATION' AND m.status = 'SENT' AND m.channel = ANY($2) AND m.channel <> 'TELEPHONY'
       AND EXISTS (SELECT 1 FROM sessions s WHERE s.respondent_id = m.respondent_id AND s.status = 'COMPLETED')
       AND NOT EXISTS (SELECT 1 FROM outreach_messages t WHERE t.respondent_id = m.respondent_id AND t.kind = 'THANK_YOU')
+      AND NOT EXISTS (SELECT 1 FROM outreach_messages x JOIN outreach_calls k ON k.message_id = x.id
+                      WHERE x.respondent_id = m.respondent_id AND k.outcome = 'COMPLETED')
     ORDER BY m.respondent_id,
              array_position(ARRAY(SELECT jsonb_array_elements_text(c.delivery -> 'channels')), m.channel)
     ON CONFLICT DO NOTHING";
@@ -386,5 +391,13 @@ impl OutreachRepository for PgStore {
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(OutreachCounts::of(&tallies))
+    }
+
+    async fn call(&self, message: MessageId) -> Result<Option<CallContext>> {
+        calls::call(self, message).await
+    }
+
+    async fn record_call(&self, update: &CallUpdate) -> Result<()> {
+        calls::record_call(self, update).await
     }
 }

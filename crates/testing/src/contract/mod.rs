@@ -34,7 +34,7 @@ use pulse_domain::exports::service::Exports;
 use pulse_domain::idempotency::ports::IdempotencyStore;
 use pulse_domain::ids::{BusinessId, WorkspaceId};
 use pulse_domain::outreach::models::{MESSAGE_CHANNELS, QuietHours, ReminderSchedule};
-use pulse_domain::outreach::ports::OutreachRepository;
+use pulse_domain::outreach::ports::{MessageSender as _, OutreachRepository};
 use pulse_domain::outreach::service::Outreach;
 use pulse_domain::quota::ports::QuotaCounter;
 use pulse_domain::results::ports::ResultsRepository;
@@ -147,13 +147,20 @@ pub const SCOPES: [&str; 6] = [
 pub const SURVEY_URL: &str = "https://survey.example";
 
 impl<S: Store> World<S> {
+    /// Every service over `store`, with a sender that can send on every channel.
     pub fn new(store: S) -> Self {
+        Self::with_sender(store, RecordingSender::with_voice())
+    }
+
+    /// As [`World::new`], with `sender`: one without a channel makes campaigns asking for it
+    /// unready.
+    pub fn with_sender(store: S, sender: RecordingSender) -> Self {
+        let sendable = MESSAGE_CHANNELS.into_iter().filter(|c| sender.can_send(*c)).collect();
         let crypto = TestCrypto::default();
         // Microseconds, as PostgreSQL keeps them: a time written reads back equal.
         let clock = SettableClock::new(datetime!(2026-01-01 10:00 UTC));
         let transport = RecordingTransport::default();
         let renderer = FakeRenderer::default();
-        let sender = RecordingSender::default();
         let results = Results::new(store.clone(), crypto.clone(), clock.clone(), FakeAnalyzer::default().info());
         Self {
             exports: Exports::new(
@@ -197,7 +204,7 @@ impl<S: Store> World<S> {
                 clock.clone(),
                 FakeTokens,
                 SURVEY_URL,
-                MESSAGE_CHANNELS.to_vec(),
+                sendable,
             ),
             respondents: Respondents::new(store.clone(), crypto.clone(), clock.clone(), FakeTokens),
             keys: LaunchKeys::new(store.clone(), crypto.clone(), clock.clone()),
@@ -372,6 +379,7 @@ macro_rules! contract_suite {
                 a_deferred_message_comes_back_when_due_and_a_thank_you_acknowledges_once,
                 opt_outs_belong_to_a_workspace_and_are_found_by_the_address_written_to,
                 texts_wait_for_the_morning_where_the_person_is_and_email_goes_at_once,
+                a_call_keeps_its_session_and_first_outcome_and_counts_as_not_reached_when_nobody_took_it,
             }
         );
     };

@@ -1,7 +1,8 @@
 //! `OutreachRepository`: planning queues each message once, by the durable state alone;
 //! reminders follow the schedule and stop for people who finished; a claim is exclusive under its
 //! lease and only its holder records; a thank-you acknowledges once; opt-outs belong to a
-//! workspace and are found by the address a message went to.
+//! workspace and are found by the address a message went to; a call keeps the session it started
+//! and its first outcome, and a call nobody took counts as not reached.
 
 use futures_util::future::join;
 use pulse_domain::ErrorCode;
@@ -9,8 +10,8 @@ use pulse_domain::campaigns::models::{
     AudienceRowInput, BriefInput, CampaignOverview, DeliveryChannel, DeliveryInput, ProvisionInput,
 };
 use pulse_domain::outreach::models::{
-    AddressFamily, MESSAGE_CHANNELS, MessageKind, MessageOutcome, MessageResult, OptOutSource, ReminderSchedule,
-    SendOutcome,
+    AddressFamily, CallOutcome, CallUpdate, MESSAGE_CHANNELS, MessageKind, MessageOutcome, MessageResult, OptOutSource,
+    ReminderSchedule, SendOutcome,
 };
 use pulse_domain::sessions::models::{AnswerInput, StartInput, StartOutcome, Visit};
 use pulse_domain::shared::clock::Clock;
@@ -294,4 +295,76 @@ pub async fn texts_wait_for_the_morning_where_the_person_is_and_email_goes_at_on
     let sms = w.store.outreach_counts(campaign.campaign.id).await.expect("counts");
     let sms = sms.channels.iter().find(|(c, _)| *c == DeliveryChannel::Sms).expect("sms").1;
     assert_eq!((sms.sent, sms.queued), (3, 0));
+}
+
+pub async fn a_call_keeps_its_session_and_first_outcome_and_counts_as_not_reached_when_nobody_took_it<S: Store>(
+    store: S,
+) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let input = ProvisionInput {
+        brief: Some(BriefInput { intent_text: "How was the delivery today?".into(), ..BriefInput::default() }),
+        delivery: Some(DeliveryInput {
+            channels: Some(vec![DeliveryChannel::Telephony, DeliveryChannel::Sms]),
+            ..DeliveryInput::default()
+        }),
+        ..ProvisionInput::default()
+    };
+    let draft = w.campaigns.provision(&partner.principal, None, input).await.expect("provisioned");
+    let rows = ["a", "b"]
+        .iter()
+        .map(|reference| AudienceRowInput {
+            external_ref: (*reference).into(),
+            phone: Some("+44 7700 900123".into()),
+            ..AudienceRowInput::default()
+        })
+        .collect();
+    let attached =
+        w.campaigns.attach_audience(&partner.principal, None, draft.campaign.id, rows).await.expect("attached");
+    let campaign = w.campaigns.launch(&partner.principal, None, draft.campaign.id).await.expect("launched");
+    let round = w.outreach.run_due().await.expect("round");
+    assert_eq!(round.sent.len(), 4, "two calls and two texts");
+    let nonce = attached[0].invitation_url.rsplit('/').next().expect("a nonce").to_owned();
+    let input = StartInput {
+        consent_given: Some(true),
+        visit: Visit { invitation: Some(nonce), ..Visit::default() },
+        ..StartInput::default()
+    };
+    let session = match w.respondents.start(&campaign.campaign.code, input).await.expect("started") {
+        StartOutcome::Started(started) => started.id,
+        StartOutcome::NotStarted(why) => panic!("not started: {why:?}"),
+    };
+    let calls: Vec<_> = w.sender.sent().into_iter().filter(|m| m.channel == DeliveryChannel::Telephony).collect();
+    assert!(calls.iter().all(|c| c.call.is_some() && c.text.is_none()), "a call, not a text");
+    let text = w.sender.sent().into_iter().find(|m| m.channel == DeliveryChannel::Sms).expect("a text");
+    assert!(w.store.call(text.id).await.expect("read").is_none(), "a text is no call");
+
+    let (answered, unanswered) = (calls[0].id, calls[1].id);
+    let call = w.store.call(answered).await.expect("read").expect("a call");
+    assert_eq!(
+        (call.campaign_code.as_str(), call.session.as_ref(), call.outcome),
+        (campaign.campaign.code.as_str(), None, None)
+    );
+    assert!(call.recipient.phone_sealed.is_some() && call.recipient.invitation_sealed.is_some());
+    let now = w.clock.now();
+    let update = |session, outcome| CallUpdate {
+        message_id: answered,
+        provider_call_id: Some("CA1".into()),
+        session,
+        outcome,
+        acknowledged: None,
+        at: now,
+    };
+    w.store.record_call(&update(Some((session, b"sealed".to_vec())), None)).await.expect("recorded");
+    w.store.record_call(&update(None, Some(CallOutcome::Partial))).await.expect("recorded");
+    w.store.record_call(&update(None, Some(CallOutcome::Completed))).await.expect("a late report");
+    let call = w.store.call(answered).await.expect("read").expect("a call");
+    assert_eq!(call.session, Some((session, b"sealed".to_vec())), "the session stays");
+    assert_eq!(call.outcome, Some(CallOutcome::Partial), "the first outcome stays");
+
+    let busy = CallUpdate { message_id: unanswered, outcome: Some(CallOutcome::Busy), ..update(None, None) };
+    w.store.record_call(&busy).await.expect("recorded");
+    let counts = w.store.outreach_counts(campaign.campaign.id).await.expect("counts");
+    let phone = counts.channels.iter().find(|(c, _)| *c == DeliveryChannel::Telephony).expect("calls").1;
+    assert_eq!((phone.sent, phone.not_reached), (2, 1), "a busy call was placed and not reached");
 }

@@ -7,8 +7,8 @@ use pulse_domain::campaigns::models::DeliveryChannel;
 use pulse_domain::outreach::models::{InboundReply, OutgoingMessage, SendOutcome};
 use pulse_domain::outreach::ports::MessageSender;
 
-/// Sends on email, SMS and WhatsApp (never TELEPHONY). Each message is recorded and answered
-/// from the script, or accepted once the script runs out. A reply is genuine when signed
+/// Sends on email, SMS and WhatsApp, and places calls only when made [`RecordingSender::with_voice`].
+/// Each message is recorded and answered from the script, or accepted once the script runs out. A reply is genuine when signed
 /// [`GENUINE_REPLY`], and reads its `From` and `Body` params.
 /// The signature the fake takes for a provider's.
 pub const GENUINE_REPLY: &str = "signed-by-the-provider";
@@ -22,9 +22,17 @@ pub struct RecordingSender {
 struct SenderState {
     script: VecDeque<SendOutcome>,
     sent: Vec<OutgoingMessage>,
+    voice: bool,
 }
 
 impl RecordingSender {
+    /// A sender that places calls (TELEPHONY) too.
+    pub fn with_voice() -> Self {
+        let sender = Self::default();
+        sender.lock().voice = true;
+        sender
+    }
+
     /// Answers the next messages with these outcomes, in order.
     pub fn answer(&self, outcomes: impl IntoIterator<Item = SendOutcome>) {
         self.lock().script.extend(outcomes);
@@ -42,7 +50,7 @@ impl RecordingSender {
 
 impl MessageSender for RecordingSender {
     fn can_send(&self, channel: DeliveryChannel) -> bool {
-        channel != DeliveryChannel::Telephony
+        channel != DeliveryChannel::Telephony || self.lock().voice
     }
 
     async fn send(&self, message: &OutgoingMessage) -> SendOutcome {

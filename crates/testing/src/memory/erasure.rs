@@ -78,6 +78,11 @@ impl ErasureRepository for MemoryStore {
         for session in state.sessions.values_mut().filter(|s| s.session.respondent_id == Some(id)) {
             session.session.respondent_id = None;
         }
+        let messages: Vec<_> = state.messages.iter().filter(|m| m.respondent_id == id).map(|m| m.id).collect();
+        for call in state.calls.iter_mut().filter(|c| messages.contains(&c.message_id)) {
+            call.provider_call_id = None;
+            call.session = None;
+        }
         for message in state.messages.iter_mut().filter(|m| m.respondent_id == id) {
             message.address_digest = None;
             message.claim = None;

@@ -87,6 +87,7 @@ struct State {
     export_files: HashMap<ExportId, Vec<u8>>,
     messages: Vec<outreach::MessageRow>,
     opt_outs: Vec<outreach::OptOutRow>,
+    calls: Vec<outreach::CallRow>,
 }
 
 #[derive(Clone, Debug)]

@@ -5,8 +5,8 @@ use pulse_domain::campaigns::models::{CampaignStatus, DeliveryChannel, StoredRef
 use pulse_domain::error::{Error, Result};
 use pulse_domain::ids::{CampaignId, MessageId, RespondentId, SessionId, WorkspaceId};
 use pulse_domain::outreach::models::{
-    AddressFamily, ClaimedMessage, MessageKind, MessageOutcome, MessageResult, MessageStatus, MessageTally,
-    OptOutSource, OutreachCounts, Recipient, ReminderSchedule,
+    AddressFamily, CallContext, CallOutcome, CallUpdate, ClaimedMessage, MessageKind, MessageOutcome, MessageResult,
+    MessageStatus, MessageTally, OptOutSource, OutreachCounts, Recipient, ReminderSchedule,
 };
 use pulse_domain::outreach::ports::OutreachRepository;
 use pulse_domain::sessions::models::SessionStatus;
@@ -31,6 +31,16 @@ pub(super) struct MessageRow {
     pub(super) sent_at: Option<OffsetDateTime>,
     pub(super) address_digest: Option<Vec<u8>>,
     pub(super) reason: Option<String>,
+}
+
+/// What a call's turns recorded.
+#[derive(Clone, Debug)]
+pub(super) struct CallRow {
+    pub(super) message_id: MessageId,
+    pub(super) provider_call_id: Option<String>,
+    /// The session's id with its sealed token; gone with the token on erasure.
+    pub(super) session: Option<(SessionId, Vec<u8>)>,
+    outcome: Option<CallOutcome>,
 }
 
 #[derive(Clone, Debug)]
@@ -180,8 +190,13 @@ impl OutreachRepository for MemoryStore {
                     }
                 }
             }
-            if finished {
-                let invited_on = campaign.delivery.channels.iter().copied().filter(|c| senders.contains(c)).find(|c| {
+            let thanked_aloud = state.calls.iter().any(|call| {
+                call.outcome == Some(CallOutcome::Completed)
+                    && state.messages.iter().any(|m| m.id == call.message_id && m.respondent_id == respondent.id)
+            });
+            if finished && !thanked_aloud {
+                let written = |c: &DeliveryChannel| senders.contains(c) && *c != DeliveryChannel::Telephony;
+                let invited_on = campaign.delivery.channels.iter().copied().filter(written).find(|c| {
                     state.messages.iter().any(|m| {
                         m.respondent_id == respondent.id
                             && m.channel == *c
@@ -363,5 +378,75 @@ impl OutreachRepository for MemoryStore {
 
     async fn outreach_counts(&self, campaign: CampaignId) -> Result<OutreachCounts> {
         Ok(self.state().outreach_counts(campaign))
+    }
+
+    async fn call(&self, message: MessageId) -> Result<Option<CallContext>> {
+        let state = self.state();
+        let Some(row) = state.messages.iter().find(|m| m.id == message && m.channel == DeliveryChannel::Telephony)
+        else {
+            return Ok(None);
+        };
+        let respondent = state
+            .respondents
+            .iter()
+            .find(|r| r.id == row.respondent_id)
+            .ok_or_else(|| Error::internal("a call's respondent is gone"))?;
+        let campaign =
+            state.campaigns.get(&row.campaign_id).ok_or_else(|| Error::internal("a call's campaign is gone"))?;
+        let workspace_name = state
+            .workspaces
+            .iter()
+            .find(|w| w.id == row.workspace_id)
+            .map(|w| w.details.name.clone())
+            .ok_or_else(|| Error::internal("a call's workspace is gone"))?;
+        let call = state.calls.iter().find(|c| c.message_id == message);
+        Ok(Some(CallContext {
+            message_id: message,
+            workspace_id: row.workspace_id,
+            workspace_name,
+            campaign_id: campaign.id,
+            campaign_code: campaign.code.clone(),
+            campaign_name: campaign.name.clone(),
+            recipient: recipient(respondent),
+            session: call.and_then(|c| c.session.clone()),
+            outcome: call.and_then(|c| c.outcome),
+        }))
+    }
+
+    async fn record_call(&self, update: &CallUpdate) -> Result<()> {
+        let mut state = self.state();
+        let index = match state.calls.iter().position(|c| c.message_id == update.message_id) {
+            Some(index) => index,
+            None => {
+                state.calls.push(CallRow {
+                    message_id: update.message_id,
+                    provider_call_id: None,
+                    session: None,
+                    outcome: None,
+                });
+                state.calls.len() - 1
+            }
+        };
+        // The first outcome stays: a status report that races the last turn changes nothing.
+        if state.calls[index].outcome.is_some() {
+            return Ok(());
+        }
+        let call = &mut state.calls[index];
+        if call.provider_call_id.is_none() {
+            call.provider_call_id.clone_from(&update.provider_call_id);
+        }
+        if call.session.is_none() {
+            call.session.clone_from(&update.session);
+        }
+        call.outcome = update.outcome;
+        if let Some(reason) = update.outcome.and_then(CallOutcome::not_reached)
+            && let Some(message) = state.messages.iter_mut().find(|m| m.id == update.message_id)
+        {
+            message.reason = Some(reason);
+        }
+        if let Some(event) = &update.acknowledged {
+            state.emit(event.clone());
+        }
+        Ok(())
     }
 }

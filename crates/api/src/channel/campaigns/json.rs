@@ -337,16 +337,20 @@ pub struct CountsBody {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChannelMessagesBody {
-    /// `EMAIL`, `SMS` or `WHATSAPP`.
+    /// `EMAIL`, `SMS`, `WHATSAPP` or `TELEPHONY`.
     pub channel: &'static str,
     /// Waiting to be sent, to be retried, or for quiet hours to end where the person is.
     pub queued: u64,
-    /// Accepted by the provider.
+    /// Accepted by the provider; on TELEPHONY, calls placed.
     pub sent: u64,
     /// Refused by the provider, or still failing after five attempts.
     pub failed: u64,
     /// Not sent: the person opted out of this workspace's messages.
     pub opted_out: u64,
+    /// TELEPHONY: calls placed that no person took (busy, unanswered, failed, or answered by a
+    /// machine, which is left no message); counted in `sent` too, and the next reminder calls
+    /// again. 0 on the other channels.
+    pub not_reached: u64,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -434,6 +438,7 @@ impl CampaignBody {
                         sent: c.sent,
                         failed: c.failed,
                         opted_out: c.opted_out,
+                        not_reached: c.not_reached,
                     })
                     .collect(),
                 message_failures: messages

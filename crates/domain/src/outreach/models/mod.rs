@@ -1,9 +1,13 @@
 //! What a message is, what it says, and the rules of who gets one and when.
 
+mod call;
 mod quiet;
+mod voice;
 mod wording;
 
+pub use call::*;
 pub use quiet::*;
+pub use voice::*;
 pub use wording::*;
 
 use time::{Duration, OffsetDateTime};
@@ -115,9 +119,13 @@ impl Suppression {
     }
 }
 
-/// The channels messages can go out on: TELEPHONY has no sender.
-pub const MESSAGE_CHANNELS: [DeliveryChannel; 3] =
-    [DeliveryChannel::Email, DeliveryChannel::Sms, DeliveryChannel::Whatsapp];
+/// The channels messages can go out on; a TELEPHONY message is a call.
+pub const MESSAGE_CHANNELS: [DeliveryChannel; 4] =
+    [DeliveryChannel::Email, DeliveryChannel::Sms, DeliveryChannel::Whatsapp, DeliveryChannel::Telephony];
+
+/// The reason a placed call keeps when nobody took it: `NOT_REACHED_BUSY`, `…_NO_ANSWER`,
+/// `…_FAILED`, `…_MACHINE`. The message stays SENT, so the next reminder calls again.
+pub const NOT_REACHED: &str = "NOT_REACHED";
 
 /// What kind of address a channel writes to; an opt-out covers every channel of its family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -307,6 +315,15 @@ pub struct OutgoingMessage {
     pub email: Option<EmailContent>,
     /// SMS and WhatsApp.
     pub text: Option<String>,
+    /// TELEPHONY: where the provider asks what to say once the call is answered, and where it
+    /// reports the call's end.
+    pub call: Option<CallRequest>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallRequest {
+    pub answer_url: String,
+    pub status_url: String,
 }
 
 impl std::fmt::Debug for OutgoingMessage {
@@ -450,6 +467,9 @@ pub struct ChannelCounts {
     pub sent: u64,
     pub failed: u64,
     pub opted_out: u64,
+    /// Calls placed that no person took: busy, unanswered, failed on the network, or answered
+    /// by a machine. Counted in `sent` too.
+    pub not_reached: u64,
 }
 
 /// A campaign's messages per channel, and the most frequent failure codes.
@@ -489,6 +509,10 @@ impl OutreachCounts {
                     failed: sum(&|t| t.status == MessageStatus::Failed),
                     opted_out: sum(&|t| {
                         t.status == MessageStatus::Suppressed && t.reason.as_deref() == Some(opted_out)
+                    }),
+                    not_reached: sum(&|t| {
+                        t.status == MessageStatus::Sent
+                            && t.reason.as_deref().is_some_and(|r| r.starts_with(NOT_REACHED))
                     }),
                 },
             ));

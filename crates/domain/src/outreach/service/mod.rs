@@ -1,5 +1,10 @@
 //! What the outreach worker does each round (plan, claim, compose, send, record), and the two
-//! ways a person stops messages: the one-click link and a STOP reply.
+//! ways a person stops messages: the one-click link and a STOP reply. A call's turns are in
+//! `calls`.
+
+mod calls;
+
+pub use calls::CALLS_PATH;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -8,9 +13,9 @@ use crate::campaigns::models::{DeliveryChannel, StoredRef, ref_seal_context, sea
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{CampaignId, MessageId};
 use crate::outreach::models::{
-    AddressFamily, ClaimedMessage, MESSAGE_BATCH, MESSAGE_CHANNELS, MESSAGE_LEASE, MessageFacts, MessageKind,
-    MessageOutcome, MessageResult, OptOutSource, OutgoingMessage, QuietHours, Recipient, ReminderSchedule, SendOutcome,
-    Suppression, UnsubscribeClaims, email, interrupts, short_text, zone_for,
+    AddressFamily, CallRequest, ClaimedMessage, MESSAGE_BATCH, MESSAGE_CHANNELS, MESSAGE_LEASE, MessageFacts,
+    MessageKind, MessageOutcome, MessageResult, OptOutSource, OutgoingMessage, QuietHours, Recipient, ReminderSchedule,
+    SendOutcome, Suppression, UnsubscribeClaims, email, interrupts, short_text, zone_for,
 };
 use crate::outreach::ports::{MessageSender, OutreachRepository};
 use crate::shared::clock::Clock;
@@ -202,9 +207,13 @@ where
             link: link.as_deref(),
             unsubscribe: unsubscribe.as_deref(),
         };
-        let (email, text) = match family {
-            AddressFamily::Email => (Some(email(&facts)), None),
-            AddressFamily::Phone => (None, Some(short_text(&facts))),
+        let (email, text, call) = match (family, message.channel) {
+            (AddressFamily::Email, _) => (Some(email(&facts)), None, None),
+            (AddressFamily::Phone, DeliveryChannel::Telephony) => {
+                let answer_url = self.call_url(message.id, "answered");
+                (None, None, Some(CallRequest { answer_url, status_url: self.call_url(message.id, "status") }))
+            }
+            (AddressFamily::Phone, _) => (None, Some(short_text(&facts)), None),
         };
         Ok(OutgoingMessage {
             id: message.id,
@@ -214,6 +223,7 @@ where
             sender_name: message.workspace_name.clone(),
             email,
             text,
+            call,
         })
     }
 

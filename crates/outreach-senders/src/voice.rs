@@ -1,0 +1,259 @@
+//! Phone calls through Twilio's Programmable Voice: a call is placed with the Calls resource, and
+//! the survey is read as TwiML that Pulse serves to the call's webhooks, each signed by Twilio.
+
+use pulse_domain::outreach::models::{CallReport, CallStatus, VoiceTurn};
+use reqwest::StatusCode;
+use secrecy::{ExposeSecret, SecretString};
+use serde::Deserialize;
+use url::Url;
+
+use crate::twilio::twilio_signature_valid;
+use crate::{SettingsError, TwilioSettings};
+
+/// Seconds a call rings before it counts as not answered.
+const RING_SECONDS: &str = "30";
+/// Seconds of silence before a question's keys or words are taken as given.
+const LISTEN_SECONDS: &str = "6";
+
+/// Places calls from one number of one Twilio account. Cloning it is cheap.
+#[derive(Clone, Debug)]
+pub struct VoiceCaller {
+    client: reqwest::Client,
+    /// `{api_base}/2010-04-01/Accounts/{account_sid}/Calls.json`
+    calls_url: Url,
+    account_sid: String,
+    auth_token: SecretString,
+    from: String,
+}
+
+/// What became of a request to place a call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Placed {
+    /// Twilio took the call, with its id.
+    Accepted {
+        call_id: Option<String>,
+    },
+    Rejected {
+        code: String,
+    },
+    Deferred {
+        code: String,
+    },
+}
+
+impl VoiceCaller {
+    /// `None` when the account has no voice number (`voice_from`).
+    ///
+    /// # Errors
+    /// `SettingsError::Twilio` as for texts, or for an empty voice number.
+    pub fn new(settings: &TwilioSettings, from: Option<&str>) -> Result<Option<Self>, SettingsError> {
+        let invalid = SettingsError::Twilio;
+        let Some(from) = from.map(str::trim) else { return Ok(None) };
+        if from.is_empty() {
+            return Err(invalid("the voice number is empty"));
+        }
+        let sid = settings.account_sid.trim().to_owned();
+        if sid.is_empty() || !sid.chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Err(invalid("the account SID is letters and digits"));
+        }
+        let mut calls_url = settings.api_base.clone();
+        if !matches!(calls_url.scheme(), "https" | "http") || calls_url.host().is_none() {
+            return Err(invalid("the API base is an http(s) URL"));
+        }
+        calls_url.set_query(None);
+        calls_url.set_fragment(None);
+        calls_url.path_segments_mut().map_err(|()| invalid("the API base is an http(s) URL"))?.pop_if_empty().extend([
+            "2010-04-01",
+            "Accounts",
+            &sid,
+            "Calls.json",
+        ]);
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .timeout(settings.timeout)
+            .connect_timeout(settings.timeout)
+            .build()
+            .map_err(|_| invalid("the HTTP client could not be built"))?;
+        Ok(Some(Self {
+            client,
+            calls_url,
+            account_sid: sid,
+            auth_token: settings.auth_token.clone(),
+            from: from.to_owned(),
+        }))
+    }
+
+    /// Asks Twilio to call `to`; when someone (or something) picks up, Twilio asks `answer_url`
+    /// what to say, telling it whether a machine answered, and it reports the call's end to
+    /// `status_url`.
+    pub async fn place(&self, to: &str, answer_url: &str, status_url: &str) -> Placed {
+        let form = [
+            ("To", to.trim()),
+            ("From", self.from.as_str()),
+            ("Url", answer_url),
+            ("Method", "POST"),
+            ("StatusCallback", status_url),
+            ("StatusCallbackMethod", "POST"),
+            ("StatusCallbackEvent", "completed"),
+            // Pulse waits for Twilio's verdict before it speaks, so a machine hears nothing.
+            ("MachineDetection", "Enable"),
+            ("Timeout", RING_SECONDS),
+        ];
+        let request = self
+            .client
+            .post(self.calls_url.clone())
+            .basic_auth(&self.account_sid, Some(self.auth_token.expose_secret()))
+            .form(&form);
+        let Ok(response) = request.send().await else {
+            return Placed::Deferred { code: "TELEPHONY_UNAVAILABLE".into() };
+        };
+        match response.status() {
+            status if status.is_success() => {
+                Placed::Accepted { call_id: response.json::<Created>().await.ok().map(|created| created.sid) }
+            }
+            StatusCode::TOO_MANY_REQUESTS => Placed::Deferred { code: "TELEPHONY_RATE_LIMITED".into() },
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
+                Placed::Deferred { code: "TELEPHONY_AUTH_FAILED".into() }
+            }
+            status if status.is_client_error() => {
+                // Only Twilio's numeric code is kept; its message quotes the number.
+                let code = match response.json::<TwilioError>().await {
+                    Ok(TwilioError { code: Some(number) }) => format!("TELEPHONY_REJECTED_{number}"),
+                    _ => "TELEPHONY_REJECTED".to_owned(),
+                };
+                Placed::Rejected { code }
+            }
+            _ => Placed::Deferred { code: "TELEPHONY_UNAVAILABLE".into() },
+        }
+    }
+
+    /// A request Twilio made about a call, once its `X-Twilio-Signature` holds.
+    pub fn read(&self, url: &str, params: &[(String, String)], signature: Option<&str>) -> Option<CallReport> {
+        if !twilio_signature_valid(self.auth_token.expose_secret(), url, params, signature?) {
+            tracing::warn!("a call webhook without a valid Twilio signature was refused");
+            return None;
+        }
+        let param = |name: &str| {
+            params.iter().find(|(key, _)| key == name).map(|(_, value)| value.trim()).filter(|v| !v.is_empty())
+        };
+        Some(CallReport {
+            call_id: param("CallSid").map(str::to_owned),
+            digits: param("Digits").map(str::to_owned),
+            speech: param("SpeechResult").map(str::to_owned),
+            machine: param("AnsweredBy").is_some_and(|by| by.starts_with("machine") || by == "fax"),
+            status: param("CallStatus").and_then(status),
+        })
+    }
+}
+
+fn status(text: &str) -> Option<CallStatus> {
+    Some(match text {
+        "queued" | "initiated" | "ringing" => CallStatus::Ringing,
+        "in-progress" => CallStatus::InProgress,
+        "completed" => CallStatus::Completed,
+        "busy" => CallStatus::Busy,
+        "no-answer" => CallStatus::NoAnswer,
+        "failed" => CallStatus::Failed,
+        "canceled" => CallStatus::Canceled,
+        _ => return None,
+    })
+}
+
+/// The turn as TwiML: what is said, inside a `<Gather>` when an answer is awaited (with a
+/// `<Redirect>` to the same step when none comes, so silence is an answer too), else followed by
+/// `<Hangup/>`.
+pub fn twiml(turn: &VoiceTurn, action_url: &str) -> String {
+    let mut said = String::new();
+    for text in &turn.say {
+        said.push_str(&format!("<Say language=\"{}\">{}</Say>", turn.locale, escape(text)));
+    }
+    let body = match &turn.listen {
+        None => format!("{said}<Hangup/>"),
+        Some(listen) => {
+            let input = match (listen.keys > 0, listen.speech) {
+                (true, true) => "dtmf speech",
+                (true, false) => "dtmf",
+                (false, _) => "speech",
+            };
+            let digits = if listen.keys > 0 { format!(" numDigits=\"{}\"", listen.keys) } else { String::new() };
+            let action = escape(action_url);
+            format!(
+                "<Gather input=\"{input}\"{digits} language=\"{locale}\" speechTimeout=\"auto\" \
+                 timeout=\"{LISTEN_SECONDS}\" action=\"{action}\" method=\"POST\">{said}</Gather>\
+                 <Redirect method=\"POST\">{action}</Redirect>",
+                locale = turn.locale,
+            )
+        }
+    };
+    format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response>{body}</Response>")
+}
+
+fn escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&apos;"),
+            c if c.is_control() => {}
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+#[derive(Deserialize)]
+struct Created {
+    sid: String,
+}
+
+#[derive(Deserialize)]
+struct TwilioError {
+    code: Option<u32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use pulse_domain::outreach::models::{CallStep, Listen};
+
+    use super::*;
+
+    #[test]
+    fn a_turn_that_listens_gathers_keys_and_words_and_comes_back_on_silence() {
+        let turn = VoiceTurn {
+            locale: "fr-FR",
+            say: vec!["Bonjour, c'est <Acme> & Cie.".into()],
+            listen: Some(Listen { keys: 1, speech: true, next: CallStep::Consent }),
+        };
+        let xml = twiml(&turn, "https://pulse.example/api/v1/public/calls/m/consent?a=1&b=2");
+        assert_eq!(
+            xml,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response><Gather input=\"dtmf speech\" numDigits=\"1\" \
+             language=\"fr-FR\" speechTimeout=\"auto\" timeout=\"6\" \
+             action=\"https://pulse.example/api/v1/public/calls/m/consent?a=1&amp;b=2\" method=\"POST\">\
+             <Say language=\"fr-FR\">Bonjour, c&apos;est &lt;Acme&gt; &amp; Cie.</Say></Gather>\
+             <Redirect method=\"POST\">https://pulse.example/api/v1/public/calls/m/consent?a=1&amp;b=2</Redirect>\
+             </Response>"
+        );
+    }
+
+    #[test]
+    fn a_last_turn_says_its_words_and_hangs_up() {
+        let turn = VoiceTurn { locale: "hi-IN", say: vec!["धन्यवाद".into()], listen: None };
+        assert_eq!(
+            twiml(&turn, "unused"),
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response><Say language=\"hi-IN\">धन्यवाद</Say><Hangup/></Response>"
+        );
+        assert!(twiml(&VoiceTurn::hang_up(), "unused").ends_with("<Response><Hangup/></Response>"));
+    }
+
+    #[test]
+    fn statuses_are_read_as_twilio_names_them() {
+        assert_eq!(status("no-answer"), Some(CallStatus::NoAnswer));
+        assert_eq!(status("in-progress"), Some(CallStatus::InProgress));
+        assert_eq!(status("exploded"), None);
+    }
+}
