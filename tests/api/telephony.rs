@@ -172,8 +172,12 @@ async fn a_french_and_a_hindi_survey_are_asked_and_answered_by_phone() {
     let mail = MailServer::start();
     let provider = Receiver::start().await;
     provider.reply(Reply::Status(201));
-    let app =
-        outreach_app_with(&mail, &provider, |settings| settings.outreach.voice_from = Some(VOICE_FROM.into())).await;
+    let app = outreach_app_with(&mail, &provider, |settings| {
+        settings.outreach.voice_from = Some(VOICE_FROM.into());
+        // Every call of the test at once: pacing has its own test.
+        settings.outreach.calls_at_once = 20;
+    })
+    .await;
     let partner = app.campaign_partner().await;
     let key = &partner.key.key;
 
@@ -278,4 +282,38 @@ async fn a_call_request_the_provider_did_not_sign_is_refused() {
         assert_eq!(response.status(), 401, "{forged:?}");
     }
     assert_eq!(app.count_where("outreach_calls").await, 0, "nothing recorded");
+}
+
+/// A morning's calls do not all ring at once: a workspace has at most
+/// `PULSE_VOICE_CALLS_PER_WORKSPACE` under way, and the next waits for one to end.
+#[tokio::test]
+async fn a_workspace_has_at_most_its_number_of_calls_under_way() {
+    let mail = MailServer::start();
+    let provider = Receiver::start().await;
+    provider.reply(Reply::Status(201));
+    let app = outreach_app_with(&mail, &provider, |settings| {
+        settings.outreach.voice_from = Some(VOICE_FROM.into());
+        settings.outreach.calls_at_once = 2;
+    })
+    .await;
+    let partner = app.campaign_partner().await;
+    let people = [("a", "+44 7700 900201"), ("b", "+44 7700 900202"), ("c", "+44 7700 900203")];
+    telephony_campaign(&app, &partner.key.key, "en", &people).await;
+    let two = eventually("two calls placed", || Some(placed_calls(&provider)).filter(|c| c.len() == 2)).await;
+    let waiting = "outreach_messages WHERE channel = 'TELEPHONY' AND status = 'QUEUED' AND attempts = 0 \
+                   AND due_at = '2026-03-02 10:01:00+00' AND claim_token IS NULL";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while app.count_where(waiting).await != 1 {
+        assert!(std::time::Instant::now() < deadline, "the third call held for a minute");
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert_eq!(placed_calls(&provider).len(), 2, "no third call while two ring");
+
+    let busy = Caller { app: &app, call: two[0].clone(), sid: "CA00000000000000000000000000000b1" };
+    let (status, _) = busy.post(&busy.call.status_url.clone(), &[("CallStatus", "busy")]).await;
+    assert_eq!(status, 204);
+    no_attempt_in_flight(&app).await;
+    app.clock.advance(time::Duration::minutes(1));
+    let three = eventually("the third call", || Some(placed_calls(&provider)).filter(|c| c.len() == 3)).await;
+    assert_eq!(three[2].to, "+447700900203");
 }

@@ -164,9 +164,14 @@ fn status(text: &str) -> Option<CallStatus> {
 /// `<Redirect>` to the same step when none comes, so silence is an answer too), else followed by
 /// `<Hangup/>`.
 pub fn twiml(turn: &VoiceTurn, action_url: &str) -> String {
+    let voice = voice_of(turn.locale).map_or_else(String::new, |voice| format!(" voice=\"{voice}\""));
     let mut said = String::new();
     for text in &turn.say {
-        said.push_str(&format!("<Say language=\"{}\">{}</Say>", turn.locale, escape(text)));
+        said.push_str(&format!("<Say{voice} language=\"{}\">{}</Say>", turn.locale, escape(text)));
+    }
+    // A spoken answer is asked for "after the tone": a short key tone marks the start.
+    if turn.listen.is_some_and(|listen| listen.keys == 0) {
+        said.push_str("<Play digits=\"w0\"/>");
     }
     let body = match &turn.listen {
         None => format!("{said}<Hangup/>"),
@@ -187,6 +192,28 @@ pub fn twiml(turn: &VoiceTurn, action_url: &str) -> String {
         }
     };
     format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response>{body}</Response>")
+}
+
+/// The Amazon Polly voice Twilio speaks a locale with: Twilio's default voices do not speak every
+/// language a survey may be in (Hindi, Dutch, Brazilian Portuguese, Italian).
+fn voice_of(locale: &str) -> Option<&'static str> {
+    Some(match locale {
+        "en-US" => "Polly.Joanna",
+        "en-GB" => "Polly.Amy",
+        "en-AU" => "Polly.Nicole",
+        "en-IN" | "hi-IN" => "Polly.Aditi",
+        "fr-FR" => "Polly.Lea",
+        "fr-CA" => "Polly.Chantal",
+        "es-ES" => "Polly.Lucia",
+        "es-MX" => "Polly.Mia",
+        "es-US" => "Polly.Lupe",
+        "de-DE" => "Polly.Vicki",
+        "pt-BR" => "Polly.Camila",
+        "pt-PT" => "Polly.Ines",
+        "it-IT" => "Polly.Bianca",
+        "nl-NL" => "Polly.Lotte",
+        _ => return None,
+    })
 }
 
 fn escape(text: &str) -> String {
@@ -234,7 +261,7 @@ mod tests {
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response><Gather input=\"dtmf speech\" numDigits=\"1\" \
              language=\"fr-FR\" speechTimeout=\"auto\" timeout=\"6\" \
              action=\"https://pulse.example/api/v1/public/calls/m/consent?a=1&amp;b=2\" method=\"POST\">\
-             <Say language=\"fr-FR\">Bonjour, c&apos;est &lt;Acme&gt; &amp; Cie.</Say></Gather>\
+             <Say voice=\"Polly.Lea\" language=\"fr-FR\">Bonjour, c&apos;est &lt;Acme&gt; &amp; Cie.</Say></Gather>\
              <Redirect method=\"POST\">https://pulse.example/api/v1/public/calls/m/consent?a=1&amp;b=2</Redirect>\
              </Response>"
         );
@@ -245,7 +272,7 @@ mod tests {
         let turn = VoiceTurn { locale: "hi-IN", say: vec!["धन्यवाद".into()], listen: None };
         assert_eq!(
             twiml(&turn, "unused"),
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response><Say language=\"hi-IN\">धन्यवाद</Say><Hangup/></Response>"
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response><Say voice=\"Polly.Aditi\" language=\"hi-IN\">धन्यवाद</Say><Hangup/></Response>"
         );
         assert!(twiml(&VoiceTurn::hang_up(), "unused").ends_with("<Response><Hangup/></Response>"));
     }

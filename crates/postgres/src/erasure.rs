@@ -163,6 +163,7 @@ impl ErasureRepository for PgStore {
                 )
                 .set((
                     outreach_calls::provider_call_id.eq(None::<String>),
+                    outreach_calls::session_id.eq(None::<Uuid>),
                     outreach_calls::session_token_sealed.eq(None::<Vec<u8>>),
                     outreach_calls::updated_at.eq(record.erased_at),
                 ))

@@ -69,6 +69,8 @@ pub struct OutreachSettings {
     /// The number calls (TELEPHONY) are placed from, with the same Twilio account; `None` leaves
     /// calls off.
     pub voice_from: Option<String>,
+    /// At most this many calls under way per workspace.
+    pub calls_at_once: u32,
     pub reminders: ReminderSchedule,
     /// The hours of the person's day in which no text or call goes out; `None` is any hour.
     pub quiet_hours: Option<QuietHours>,
@@ -120,6 +122,10 @@ fn export_store_settings(var: &impl Fn(&str) -> Option<String>) -> anyhow::Resul
         allow_http,
     }))
 }
+
+/// Calls under way per workspace at most, unless set: a handful of lines, as a small call centre
+/// would have, and far below a voice provider's account limits.
+const DEFAULT_CALLS_AT_ONCE: u32 = 5;
 
 /// Provider calls give up after this long; the message is retried later.
 const PROVIDER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
@@ -180,6 +186,14 @@ fn outreach_settings(var: &impl Fn(&str) -> Option<String>) -> anyhow::Result<Ou
         smtp,
         twilio,
         voice_from: var("PULSE_VOICE_FROM"),
+        calls_at_once: match var("PULSE_VOICE_CALLS_PER_WORKSPACE") {
+            None => DEFAULT_CALLS_AT_ONCE,
+            Some(text) => text
+                .parse()
+                .ok()
+                .filter(|n| (1..=100).contains(n))
+                .context("PULSE_VOICE_CALLS_PER_WORKSPACE must be a number from 1 to 100")?,
+        },
         reminders,
         quiet_hours,
         poll_every: poll_every(var, "PULSE_OUTREACH_POLL_MS", 60_000)?,
@@ -536,6 +550,7 @@ mod tests {
         assert_eq!(s.export_poll_every, std::time::Duration::from_secs(1));
         assert!(matches!(s.export_store, ExportStoreSettings::Postgres));
         assert_eq!(s.outreach.quiet_hours, Some(QuietHours::default()));
+        assert_eq!((s.outreach.voice_from.as_deref(), s.outreach.calls_at_once), (None, 5));
     }
 
     #[test]
@@ -652,6 +667,7 @@ mod tests {
             ("PULSE_EXPORT_POLL_MS", "30000"),
             ("PULSE_EXPORT_STORE", "disk"),
             ("PULSE_QUIET_HOURS", "8pm-9am"),
+            ("PULSE_VOICE_CALLS_PER_WORKSPACE", "0"),
         ] {
             let err = settings(&[(var, value)]).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(err.contains(var), "{var}: {err}");

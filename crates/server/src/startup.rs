@@ -164,7 +164,8 @@ impl Application {
             &base_url,
             settings.outreach.reminders.clone(),
         )
-        .with_quiet_hours(settings.outreach.quiet_hours);
+        .with_quiet_hours(settings.outreach.quiet_hours)
+        .with_calls_at_once(Some(settings.outreach.calls_at_once));
         let results = || Results::new(store.clone(), crypto.clone(), clock.clone(), BuiltinAnalyzer::new().info());
         let state = web::Data::new(AppState::<ServerPlatform> {
             tenancy: Tenancy::new(store.clone(), crypto.clone(), clock.clone(), settings.quotas.workspace_limit()),

@@ -96,6 +96,17 @@ pub trait OutreachRepository: Send + Sync + 'static {
     /// `Internal` or `Unavailable` on infrastructure failure.
     fn outreach_counts(&self, campaign: CampaignId) -> impl Future<Output = Result<OutreachCounts>> + Send;
 
+    /// The workspace's calls under way: TELEPHONY messages SENT since `since` whose call has no
+    /// outcome yet.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn calls_under_way(
+        &self,
+        workspace: WorkspaceId,
+        since: OffsetDateTime,
+    ) -> impl Future<Output = Result<u64>> + Send;
+
     /// A TELEPHONY message with what its call recorded so far; `None` for another message.
     ///
     /// # Errors

@@ -1,4 +1,4 @@
-SELECT m.id, m.workspace_id, w.name AS workspace_name, c.id AS campaign_id, c.code AS campaign_code,
+SELECT m.id, m.provider_message_id, m.workspace_id, w.name AS workspace_name, c.id AS campaign_id, c.code AS campaign_code,
        c.name AS campaign_name, r.id AS respondent_id, r.external_ref, r.ref_digest, r.ref_sealed,
        r.name_sealed, r.email_sealed, r.phone_sealed, r.time_zone_sealed, r.invitation_sealed,
        k.session_id, k.session_token_sealed, k.outcome

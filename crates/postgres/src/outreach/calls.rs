@@ -3,11 +3,13 @@
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 use diesel::sql_types::{Bytea, Nullable, Text, Uuid as SqlUuid};
-use diesel::{QueryableByName, sql_query, upsert::excluded};
+use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
+use pulse_domain::campaigns::models::DeliveryChannel;
 use pulse_domain::ids::{CampaignId, MessageId, RespondentId, SessionId, WorkspaceId};
-use pulse_domain::outreach::models::{CallContext, CallOutcome, CallUpdate};
+use pulse_domain::outreach::models::{CallContext, CallOutcome, CallUpdate, MessageStatus};
 use pulse_domain::{Error, Result};
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::RecipientColumns;
@@ -24,6 +26,8 @@ const CALL: &str = include_str!("call.sql");
 struct CallRow {
     #[diesel(sql_type = SqlUuid)]
     id: Uuid,
+    #[diesel(sql_type = Nullable<Text>)]
+    provider_message_id: Option<String>,
     #[diesel(sql_type = SqlUuid)]
     workspace_id: Uuid,
     #[diesel(sql_type = Text)]
@@ -44,6 +48,21 @@ struct CallRow {
     session_token_sealed: Option<Vec<u8>>,
     #[diesel(sql_type = Nullable<Text>)]
     outcome: Option<String>,
+}
+
+pub(super) async fn calls_under_way(store: &PgStore, workspace: WorkspaceId, since: OffsetDateTime) -> Result<u64> {
+    let under_way: i64 = outreach_messages::table
+        .left_join(outreach_calls::table)
+        .filter(outreach_messages::workspace_id.eq(workspace.0))
+        .filter(outreach_messages::channel.eq(DeliveryChannel::Telephony.as_str()))
+        .filter(outreach_messages::status.eq(MessageStatus::Sent.as_str()))
+        .filter(outreach_messages::sent_at.ge(since))
+        .filter(outreach_calls::outcome.is_null())
+        .count()
+        .get_result(&mut store.conn().await?)
+        .await
+        .map_err(from_diesel)?;
+    Ok(u64::try_from(under_way).unwrap_or(0))
 }
 
 pub(super) async fn call(store: &PgStore, message: MessageId) -> Result<Option<CallContext>> {
@@ -69,6 +88,7 @@ pub(super) async fn call(store: &PgStore, message: MessageId) -> Result<Option<C
             campaign_code: row.campaign_code,
             campaign_name: row.campaign_name,
             recipient: row.recipient.into_domain(RespondentId(row.respondent_id)),
+            placed_call_id: row.provider_message_id,
             session: row.session_id.map(SessionId).zip(row.session_token_sealed),
             outcome,
         })
@@ -79,39 +99,38 @@ pub(super) async fn call(store: &PgStore, message: MessageId) -> Result<Option<C
 pub(super) async fn record_call(store: &PgStore, update: &CallUpdate) -> Result<()> {
     let mut conn = store.conn().await?;
     conn.transaction::<_, DieselError, _>(async |conn| {
-        let (session_id, token) = update.session.as_ref().map(|(id, sealed)| (id.0, sealed.as_slice())).unzip();
-        let outcome = update.outcome.map(CallOutcome::as_str);
-        // The first outcome stays: a status report that races the last turn changes nothing.
-        let ended: Option<Option<String>> = outreach_calls::table
-            .find(update.message_id.0)
-            .select(outreach_calls::outcome)
-            .for_update()
-            .first(conn)
-            .await
-            .optional()?;
-        if matches!(ended, Some(Some(_))) {
-            return Ok(());
-        }
+        // The row first, so that two first turns racing each other wait on its lock below.
         diesel::insert_into(outreach_calls::table)
             .values((
                 outreach_calls::message_id.eq(update.message_id.0),
-                outreach_calls::provider_call_id.eq(&update.provider_call_id),
-                outreach_calls::session_id.eq(session_id),
-                outreach_calls::session_token_sealed.eq(token),
-                outreach_calls::outcome.eq(outcome),
                 outreach_calls::created_at.eq(update.at),
                 outreach_calls::updated_at.eq(update.at),
             ))
-            .on_conflict(outreach_calls::message_id)
-            .do_update()
+            .on_conflict_do_nothing()
+            .execute(conn)
+            .await?;
+        let (session_held, ended): (Option<Uuid>, Option<String>) = outreach_calls::table
+            .find(update.message_id.0)
+            .select((outreach_calls::session_id, outreach_calls::outcome))
+            .for_update()
+            .first(conn)
+            .await?;
+        // The first outcome stays: a status report that races the last turn changes nothing.
+        if ended.is_some() {
+            return Ok(());
+        }
+        let held = outreach_calls::table.find(update.message_id.0);
+        if let (None, Some((session, sealed))) = (session_held, &update.session) {
+            diesel::update(held)
+                .set((outreach_calls::session_id.eq(session.0), outreach_calls::session_token_sealed.eq(sealed)))
+                .execute(conn)
+                .await?;
+        }
+        diesel::update(held)
             .set((
                 outreach_calls::provider_call_id
-                    .eq(coalesce(outreach_calls::provider_call_id, excluded(outreach_calls::provider_call_id))),
-                outreach_calls::session_id
-                    .eq(coalesce(outreach_calls::session_id, excluded(outreach_calls::session_id))),
-                outreach_calls::session_token_sealed
-                    .eq(coalesce(outreach_calls::session_token_sealed, excluded(outreach_calls::session_token_sealed))),
-                outreach_calls::outcome.eq(coalesce(outreach_calls::outcome, excluded(outreach_calls::outcome))),
+                    .eq(coalesce(outreach_calls::provider_call_id, update.provider_call_id.as_deref())),
+                outreach_calls::outcome.eq(update.outcome.map(CallOutcome::as_str)),
                 outreach_calls::updated_at.eq(update.at),
             ))
             .execute(conn)

@@ -393,6 +393,10 @@ impl OutreachRepository for PgStore {
         Ok(OutreachCounts::of(&tallies))
     }
 
+    async fn calls_under_way(&self, workspace: WorkspaceId, since: OffsetDateTime) -> Result<u64> {
+        calls::calls_under_way(self, workspace, since).await
+    }
+
     async fn call(&self, message: MessageId) -> Result<Option<CallContext>> {
         calls::call(self, message).await
     }

@@ -340,6 +340,10 @@ pub async fn a_call_keeps_its_session_and_first_outcome_and_counts_as_not_reache
     assert!(w.store.call(text.id).await.expect("read").is_none(), "a text is no call");
 
     let (answered, unanswered) = (calls[0].id, calls[1].id);
+    let workspace = partner.workspace;
+    let under_way = |since| w.store.calls_under_way(workspace, since);
+    assert_eq!(under_way(w.clock.now() - Duration::minutes(30)).await.expect("counted"), 2, "both calls ring");
+    assert_eq!(under_way(w.clock.now() + Duration::seconds(1)).await.expect("counted"), 0, "none placed since");
     let call = w.store.call(answered).await.expect("read").expect("a call");
     assert_eq!(
         (call.campaign_code.as_str(), call.session.as_ref(), call.outcome),
@@ -367,4 +371,5 @@ pub async fn a_call_keeps_its_session_and_first_outcome_and_counts_as_not_reache
     let counts = w.store.outreach_counts(campaign.campaign.id).await.expect("counts");
     let phone = counts.channels.iter().find(|(c, _)| *c == DeliveryChannel::Telephony).expect("calls").1;
     assert_eq!((phone.sent, phone.not_reached), (2, 1), "a busy call was placed and not reached");
+    assert_eq!(under_way(w.clock.now() - Duration::minutes(30)).await.expect("counted"), 0, "both ended");
 }

@@ -85,6 +85,7 @@ impl ErasureRepository for MemoryStore {
         }
         for message in state.messages.iter_mut().filter(|m| m.respondent_id == id) {
             message.address_digest = None;
+            message.provider_message_id = None;
             message.claim = None;
             if message.status == MessageStatus::Queued {
                 message.status = MessageStatus::Suppressed;

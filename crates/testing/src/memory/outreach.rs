@@ -30,6 +30,7 @@ pub(super) struct MessageRow {
     pub(super) claim: Option<(Uuid, OffsetDateTime)>,
     pub(super) sent_at: Option<OffsetDateTime>,
     pub(super) address_digest: Option<Vec<u8>>,
+    pub(super) provider_message_id: Option<String>,
     pub(super) reason: Option<String>,
 }
 
@@ -103,6 +104,7 @@ impl State {
             claim: None,
             sent_at: None,
             address_digest: None,
+            provider_message_id: None,
             reason: None,
         });
         true
@@ -305,7 +307,8 @@ impl OutreachRepository for MemoryStore {
             let message = &mut state.messages[index];
             message.claim = None;
             match &outcome.result {
-                MessageResult::Sent { address_digest, acknowledged, .. } => {
+                MessageResult::Sent { address_digest, acknowledged, provider_id } => {
+                    message.provider_message_id.clone_from(provider_id);
                     message.status = MessageStatus::Sent;
                     message.attempts += 1;
                     message.sent_at = Some(outcome.at);
@@ -380,25 +383,36 @@ impl OutreachRepository for MemoryStore {
         Ok(self.state().outreach_counts(campaign))
     }
 
+    async fn calls_under_way(&self, workspace: WorkspaceId, since: OffsetDateTime) -> Result<u64> {
+        let state = self.state();
+        let ended = |id: MessageId| state.calls.iter().any(|c| c.message_id == id && c.outcome.is_some());
+        let under_way = state.messages.iter().filter(|m| {
+            m.workspace_id == workspace
+                && m.channel == DeliveryChannel::Telephony
+                && m.status == MessageStatus::Sent
+                && m.sent_at.is_some_and(|at| at >= since)
+                && !ended(m.id)
+        });
+        Ok(under_way.count() as u64)
+    }
+
     async fn call(&self, message: MessageId) -> Result<Option<CallContext>> {
         let state = self.state();
         let Some(row) = state.messages.iter().find(|m| m.id == message && m.channel == DeliveryChannel::Telephony)
         else {
             return Ok(None);
         };
-        let respondent = state
-            .respondents
-            .iter()
-            .find(|r| r.id == row.respondent_id)
-            .ok_or_else(|| Error::internal("a call's respondent is gone"))?;
-        let campaign =
-            state.campaigns.get(&row.campaign_id).ok_or_else(|| Error::internal("a call's campaign is gone"))?;
-        let workspace_name = state
-            .workspaces
-            .iter()
-            .find(|w| w.id == row.workspace_id)
-            .map(|w| w.details.name.clone())
-            .ok_or_else(|| Error::internal("a call's workspace is gone"))?;
+        // As PostgreSQL's inner joins: a call without its respondent, campaign or workspace is
+        // no call.
+        let Some(respondent) = state.respondents.iter().find(|r| r.id == row.respondent_id) else {
+            return Ok(None);
+        };
+        let Some(campaign) = state.campaigns.get(&row.campaign_id) else { return Ok(None) };
+        let Some(workspace_name) =
+            state.workspaces.iter().find(|w| w.id == row.workspace_id).map(|w| w.details.name.clone())
+        else {
+            return Ok(None);
+        };
         let call = state.calls.iter().find(|c| c.message_id == message);
         Ok(Some(CallContext {
             message_id: message,
@@ -408,6 +422,7 @@ impl OutreachRepository for MemoryStore {
             campaign_code: campaign.code.clone(),
             campaign_name: campaign.name.clone(),
             recipient: recipient(respondent),
+            placed_call_id: row.provider_message_id.clone(),
             session: call.and_then(|c| c.session.clone()),
             outcome: call.and_then(|c| c.outcome),
         }))

@@ -207,12 +207,23 @@ pub struct CallContext {
     pub campaign_code: String,
     pub campaign_name: String,
     pub recipient: Recipient,
+    /// The provider's id of the call placed for the message, when it gave one.
+    pub placed_call_id: Option<String>,
     /// The session the call started, with its token sealed to the call.
     pub session: Option<(SessionId, Vec<u8>)>,
     pub outcome: Option<CallOutcome>,
 }
 
 impl CallContext {
+    /// Whether a request is about the call placed for this message: always, when either side
+    /// does not name it.
+    pub fn placed_as(&self, report: &CallReport) -> bool {
+        match (&self.placed_call_id, &report.call_id) {
+            (Some(placed), Some(asked)) => placed == asked,
+            _ => true,
+        }
+    }
+
     /// `respondent.acknowledged` after the spoken thank-you. Ids and the channel only.
     pub fn acknowledged(&self, session: SessionId, at: OffsetDateTime) -> NewEvent {
         let mut payload = Map::new();
@@ -394,6 +405,36 @@ mod tests {
             CallReport { digits: Some("4".into()), speech: Some("très bien".into()), ..CallReport::default() };
         let shown = format!("{report:?}");
         assert!(!shown.contains('4') && !shown.contains("bien"), "{shown}");
+    }
+
+    #[test]
+    fn only_the_call_placed_for_a_message_drives_it() {
+        let recipient = Recipient {
+            id: crate::ids::RespondentId::new_random(),
+            reference: None,
+            name_sealed: None,
+            email_sealed: None,
+            phone_sealed: None,
+            time_zone_sealed: None,
+            invitation_sealed: None,
+        };
+        let call = |placed: Option<&str>| CallContext {
+            message_id: MessageId::new_random(),
+            workspace_id: WorkspaceId::new_random(),
+            workspace_name: "Acme".into(),
+            campaign_id: CampaignId::new_random(),
+            campaign_code: "c".into(),
+            campaign_name: "Survey".into(),
+            recipient: recipient.clone(),
+            placed_call_id: placed.map(str::to_owned),
+            session: None,
+            outcome: None,
+        };
+        let asked = |sid: Option<&str>| CallReport { call_id: sid.map(str::to_owned), ..CallReport::default() };
+        assert!(call(Some("CA1")).placed_as(&asked(Some("CA1"))));
+        assert!(!call(Some("CA1")).placed_as(&asked(Some("CA2"))), "a second call of the message");
+        assert!(call(None).placed_as(&asked(Some("CA2"))), "the provider gave no id when it took the call");
+        assert!(call(Some("CA1")).placed_as(&asked(None)));
     }
 
     #[test]

@@ -123,6 +123,14 @@ impl Suppression {
 pub const MESSAGE_CHANNELS: [DeliveryChannel; 4] =
     [DeliveryChannel::Email, DeliveryChannel::Sms, DeliveryChannel::Whatsapp, DeliveryChannel::Telephony];
 
+/// A call placed this long ago without an outcome is taken to be over (its end was never
+/// reported): no call lasts as long.
+pub const CALL_AT_MOST: Duration = Duration::minutes(30);
+
+/// A call held back because its workspace has as many calls under way as it may is tried again
+/// this much later.
+pub const CALL_PACE_WAIT: Duration = Duration::minutes(1);
+
 /// The reason a placed call keeps when nobody took it: `NOT_REACHED_BUSY`, `…_NO_ANSWER`,
 /// `…_FAILED`, `…_MACHINE`. The message stays SENT, so the next reminder calls again.
 pub const NOT_REACHED: &str = "NOT_REACHED";

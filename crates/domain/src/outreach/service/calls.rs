@@ -51,7 +51,9 @@ where
         let report = self.read_call(url, params, signature)?;
         let step = CallStep::parse(step).ok_or_else(|| Error::not_found("call step"))?;
         let call = self.repo.call(message).await?.ok_or_else(|| Error::not_found("call"))?;
-        let turn = if call.outcome.is_some() {
+        // Only the call Twilio placed for the message drives it: a second call of the same
+        // message (a placement retried after a lost answer) is hung up.
+        let turn = if call.outcome.is_some() || !call.placed_as(&report) {
             VoiceTurn::hang_up()
         } else {
             self.turn(sessions, &call, step, &report).await?
@@ -77,7 +79,7 @@ where
         let report = self.read_call(url, params, signature)?;
         let call = self.repo.call(message).await?.ok_or_else(|| Error::not_found("call"))?;
         let Some(status) = report.status.filter(|s| s.ended()) else { return Ok(()) };
-        if call.outcome.is_some() {
+        if call.outcome.is_some() || !call.placed_as(&report) {
             return Ok(());
         }
         let outcome = match (CallOutcome::unreached(status), &call.session) {
@@ -126,6 +128,10 @@ where
                 Consent::Declined => {
                     self.record(call, report, None, Some(CallOutcome::Declined), None).await?;
                     Ok(script.declined())
+                }
+                // A consent heard again (a repeated request) goes on with the session it started.
+                Consent::Given if call.session.is_some() => {
+                    Ok(script.ask(0, false, Vec::new()).unwrap_or_else(|| script.thanks()))
                 }
                 Consent::Given => self.begin(sessions, call, report, &script, language.as_str()).await,
             },
@@ -180,25 +186,42 @@ where
         let invitation = call.recipient.invitation_sealed.as_ref().and_then(|sealed| {
             super::open_field(&self.crypto, call.campaign_id, &call.recipient, "invitation", sealed)
         });
+        // Without the person's own link (erased, or sealed under a lost key) a session would be
+        // no one's: nothing starts.
+        let Some(invitation) = invitation else {
+            return self.decline(call, report, script).await;
+        };
         let mut client = Map::new();
         client.insert("channel".into(), Value::String("TELEPHONY".into()));
         let input = StartInput {
             consent_given: Some(true),
-            visit: Visit { invitation, language: Some(language.to_owned()), launch_token: None },
+            visit: Visit { invitation: Some(invitation), language: Some(language.to_owned()), launch_token: None },
             client: Some(client),
             ..StartInput::default()
         };
         let started = match sessions.start(&call.campaign_code, input).await {
             Ok(StartOutcome::Started(started)) => started,
-            // Already answered, no longer collecting, or an invitation that was erased.
-            Ok(StartOutcome::NotStarted(_)) | Err(_) => {
-                self.record(call, report, None, Some(CallOutcome::Declined), None).await?;
-                return Ok(script.declined());
+            // No longer collecting; a link already spent (the person answered on the page) or
+            // a campaign full: the refusals a page start would get.
+            Ok(StartOutcome::NotStarted(_)) => return self.decline(call, report, script).await,
+            Err(refused)
+                if matches!(
+                    refused.code(),
+                    ErrorCode::LaunchTokenInvalid | ErrorCode::CampaignNotCollecting | ErrorCode::RateLimited
+                ) =>
+            {
+                return self.decline(call, report, script).await;
             }
+            Err(other) => return Err(other),
         };
         let sealed = self.crypto.seal(&token_context(call.message_id), started.token.expose_secret().as_bytes());
         self.record(call, report, Some((started.id, sealed)), None, None).await?;
         Ok(script.ask(0, false, Vec::new()).unwrap_or_else(|| script.thanks()))
+    }
+
+    async fn decline(&self, call: &CallContext, report: &CallReport, script: &CallScript<'_>) -> Result<VoiceTurn> {
+        self.record(call, report, None, Some(CallOutcome::Declined), None).await?;
+        Ok(script.declined())
     }
 
     /// The callee asked never to be called again: their number is opted out of the workspace's

@@ -13,9 +13,9 @@ use crate::campaigns::models::{DeliveryChannel, StoredRef, ref_seal_context, sea
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{CampaignId, MessageId};
 use crate::outreach::models::{
-    AddressFamily, CallRequest, ClaimedMessage, MESSAGE_BATCH, MESSAGE_CHANNELS, MESSAGE_LEASE, MessageFacts,
-    MessageKind, MessageOutcome, MessageResult, OptOutSource, OutgoingMessage, QuietHours, Recipient, ReminderSchedule,
-    SendOutcome, Suppression, UnsubscribeClaims, email, interrupts, short_text, zone_for,
+    AddressFamily, CALL_AT_MOST, CALL_PACE_WAIT, CallRequest, ClaimedMessage, MESSAGE_BATCH, MESSAGE_CHANNELS,
+    MESSAGE_LEASE, MessageFacts, MessageKind, MessageOutcome, MessageResult, OptOutSource, OutgoingMessage, QuietHours,
+    Recipient, ReminderSchedule, SendOutcome, Suppression, UnsubscribeClaims, email, interrupts, short_text, zone_for,
 };
 use crate::outreach::ports::{MessageSender, OutreachRepository};
 use crate::shared::clock::Clock;
@@ -53,6 +53,7 @@ pub struct Outreach<R, M, C, K> {
     unsubscribe_url: String,
     schedule: ReminderSchedule,
     quiet_hours: Option<QuietHours>,
+    calls_at_once: Option<u32>,
 }
 
 impl<R, M, C, K> Outreach<R, M, C, K>
@@ -74,7 +75,26 @@ where
         let base_url = base_url.trim_end_matches('/').to_owned();
         let unsubscribe_url = format!("{base_url}/u");
         let survey_url = survey_url.trim_end_matches('/').to_owned();
-        Self { repo, sender, crypto, clock, survey_url, base_url, unsubscribe_url, schedule, quiet_hours: None }
+        Self {
+            repo,
+            sender,
+            crypto,
+            clock,
+            survey_url,
+            base_url,
+            unsubscribe_url,
+            schedule,
+            quiet_hours: None,
+            calls_at_once: None,
+        }
+    }
+
+    /// At most this many calls under way per workspace, so a morning's held calls do not ring
+    /// all at once; without, calls go as fast as they are claimed.
+    #[must_use]
+    pub fn with_calls_at_once(mut self, calls_at_once: Option<u32>) -> Self {
+        self.calls_at_once = calls_at_once;
+        self
     }
 
     /// Holds texts and calls in these hours of the person's day; without, they go at any hour.
@@ -139,6 +159,12 @@ where
         let to = family.dialable(&address);
         if let Some(due_at) = self.quiet_until(message, &to) {
             return Ok(MessageResult::Held { due_at });
+        }
+        if let Some(at_once) = self.calls_at_once.filter(|_| message.channel == DeliveryChannel::Telephony) {
+            let now = self.clock.now();
+            if self.repo.calls_under_way(message.workspace_id, now - CALL_AT_MOST).await? >= u64::from(at_once) {
+                return Ok(MessageResult::Held { due_at: now + CALL_PACE_WAIT });
+            }
         }
         let outgoing = self.compose(message, family, to)?;
         let outcome: SendOutcome = self.sender.send(&outgoing).await;
