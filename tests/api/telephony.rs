@@ -315,5 +315,5 @@ async fn a_workspace_has_at_most_its_number_of_calls_under_way() {
     no_attempt_in_flight(&app).await;
     app.clock.advance(time::Duration::minutes(1));
     let three = eventually("the third call", || Some(placed_calls(&provider)).filter(|c| c.len() == 3)).await;
-    assert_eq!(three[2].to, "+447700900203");
+    assert!(two.iter().all(|call| call.to != three[2].to), "the one held calls now: {three:?}");
 }
