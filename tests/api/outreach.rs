@@ -178,7 +178,7 @@ pub(crate) async fn outreach_app_with(
 }
 
 /// Twilio's signature of a form posted to `url`: HMAC-SHA1 over the URL and the sorted fields.
-fn provider_signature(url: &str, form: &[(&str, &str)]) -> String {
+pub(crate) fn provider_signature(url: &str, form: &[(&str, &str)]) -> String {
     let mut sorted = form.to_vec();
     sorted.sort_unstable();
     let mut signed = url.to_owned();

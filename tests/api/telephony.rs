@@ -3,17 +3,13 @@
 //! as Twilio does (the keys pressed, the words recognised, each request signed as Twilio signs),
 //! following each `<Gather>` to its action.
 
-use base64::Engine as _;
-use ring::hmac;
 use serde_json::{Value, json};
 
 use crate::helpers::campaigns::id_of;
 use crate::helpers::{TestApp, captured_logs};
-use crate::outreach::{MailServer, eventually, no_attempt_in_flight, outreach_app_with};
+use crate::outreach::{MailServer, eventually, no_attempt_in_flight, outreach_app_with, provider_signature};
 use crate::receiver::{Receiver, Reply};
 
-/// The auth token `outreach_app_with` gives the provider's account.
-const AUTH_TOKEN: &str = "twilio-auth-token-for-tests";
 const VOICE_FROM: &str = "+15550002222";
 
 /// A call Pulse asked the provider to place.
@@ -40,18 +36,6 @@ fn placed_calls(provider: &Receiver) -> Vec<PlacedCall> {
         .collect()
 }
 
-fn signature(url: &str, form: &[(&str, &str)]) -> String {
-    let mut sorted = form.to_vec();
-    sorted.sort_unstable();
-    let mut signed = url.to_owned();
-    for (name, value) in sorted {
-        signed.push_str(name);
-        signed.push_str(value);
-    }
-    let key = hmac::Key::new(hmac::HMAC_SHA1_FOR_LEGACY_USE_ONLY, AUTH_TOKEN.as_bytes());
-    base64::engine::general_purpose::STANDARD.encode(hmac::sign(&key, signed.as_bytes()).as_ref())
-}
-
 /// The provider's side of one call: each request signed, each answer TwiML.
 struct Caller<'a> {
     app: &'a TestApp,
@@ -69,7 +53,7 @@ impl Caller<'_> {
             .app
             .client
             .post(self.app.url(behind(url)))
-            .header("x-twilio-signature", signature(url, &form))
+            .header("x-twilio-signature", provider_signature(url, &form))
             .form(&form)
             .send()
             .await
@@ -272,7 +256,7 @@ async fn a_call_request_the_provider_did_not_sign_is_refused() {
     telephony_campaign(&app, &partner.key.key, "en", &[("a", "+44 7700 900111")]).await;
     let call = eventually("a call placed", || placed_calls(&provider).into_iter().next()).await;
     let form = [("CallSid", "CA1"), ("AnsweredBy", "human")];
-    let other_url = signature(&format!("{}x", call.answer_url), &form);
+    let other_url = provider_signature(&format!("{}x", call.answer_url), &form);
     for forged in [None, Some("bm90IHNpZ25lZA=="), Some(other_url.as_str())] {
         let mut request = app.client.post(app.url(behind(&call.answer_url))).form(&form);
         if let Some(forged) = forged {

@@ -57,11 +57,7 @@ impl SmsSender {
     /// not alphanumeric, an empty auth token or sender, or an HTTP client that cannot be built.
     pub fn new(settings: TwilioSettings) -> Result<Self, SettingsError> {
         let invalid = SettingsError::Twilio;
-        let sid = settings.account_sid.trim().to_owned();
-        // The SID goes into the path and before the colon of basic auth.
-        if sid.is_empty() || !sid.chars().all(|c| c.is_ascii_alphanumeric()) {
-            return Err(invalid("the account SID is letters and digits"));
-        }
+        let (sid, messages_url) = endpoint(&settings, "Messages.json")?;
         if settings.auth_token.expose_secret().is_empty() {
             return Err(invalid("the auth token is empty"));
         }
@@ -69,27 +65,8 @@ impl SmsSender {
             Some(from) if from.is_empty() || from == "whatsapp:" => Err(invalid("a sender is empty")),
             from => Ok(from),
         };
+        let client = client(&settings)?;
         let (sms_from, whatsapp_from) = (sender(settings.sms_from)?, sender(settings.whatsapp_from)?);
-        let mut messages_url = settings.api_base;
-        if !matches!(messages_url.scheme(), "https" | "http") || messages_url.host().is_none() {
-            return Err(invalid("the API base is an http(s) URL"));
-        }
-        messages_url.set_query(None);
-        messages_url.set_fragment(None);
-        messages_url
-            .path_segments_mut()
-            .map_err(|()| invalid("the API base is an http(s) URL"))?
-            .pop_if_empty()
-            .extend(["2010-04-01", "Accounts", &sid, "Messages.json"]);
-        let client = reqwest::Client::builder()
-            // A redirect would carry the credentials elsewhere; a proxy from the environment
-            // would see the request. Twilio needs neither.
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .timeout(settings.timeout)
-            .connect_timeout(settings.timeout)
-            .build()
-            .map_err(|_| invalid("the HTTP client could not be built"))?;
         Ok(Self { client, messages_url, account_sid: sid, auth_token: settings.auth_token, sms_from, whatsapp_from })
     }
 
@@ -183,16 +160,52 @@ impl MessageSender for SmsSender {
     }
 }
 
-/// The body of a created message (only what is kept of it).
+/// The account's SID and the URL of one of its resources (`Messages.json`, `Calls.json`).
+pub(crate) fn endpoint(settings: &TwilioSettings, resource: &str) -> Result<(String, Url), SettingsError> {
+    let invalid = SettingsError::Twilio;
+    let sid = settings.account_sid.trim().to_owned();
+    // The SID goes into the path and before the colon of basic auth.
+    if sid.is_empty() || !sid.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return Err(invalid("the account SID is letters and digits"));
+    }
+    let mut url = settings.api_base.clone();
+    if !matches!(url.scheme(), "https" | "http") || url.host().is_none() {
+        return Err(invalid("the API base is an http(s) URL"));
+    }
+    url.set_query(None);
+    url.set_fragment(None);
+    url.path_segments_mut().map_err(|()| invalid("the API base is an http(s) URL"))?.pop_if_empty().extend([
+        "2010-04-01",
+        "Accounts",
+        &sid,
+        resource,
+    ]);
+    Ok((sid, url))
+}
+
+/// The HTTP client of every Twilio request.
+pub(crate) fn client(settings: &TwilioSettings) -> Result<reqwest::Client, SettingsError> {
+    reqwest::Client::builder()
+        // A redirect would carry the credentials elsewhere; a proxy from the environment would
+        // see the request. Twilio needs neither.
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .timeout(settings.timeout)
+        .connect_timeout(settings.timeout)
+        .build()
+        .map_err(|_| SettingsError::Twilio("the HTTP client could not be built"))
+}
+
+/// The body of a created message or call (only what is kept of it).
 #[derive(Deserialize)]
-struct Created {
-    sid: String,
+pub(crate) struct Created {
+    pub(crate) sid: String,
 }
 
 /// Twilio's error body (only what is kept of it).
 #[derive(Deserialize)]
-struct TwilioError {
-    code: Option<u32>,
+pub(crate) struct TwilioError {
+    pub(crate) code: Option<u32>,
 }
 
 /// A WhatsApp address as Twilio writes it: `whatsapp:+14155238886`.

@@ -4,10 +4,9 @@
 use pulse_domain::outreach::models::{CallReport, CallStatus, VoiceTurn};
 use reqwest::StatusCode;
 use secrecy::{ExposeSecret, SecretString};
-use serde::Deserialize;
 use url::Url;
 
-use crate::twilio::twilio_signature_valid;
+use crate::twilio::{Created, TwilioError, client, endpoint, twilio_signature_valid};
 use crate::{SettingsError, TwilioSettings};
 
 /// Seconds a call rings before it counts as not answered.
@@ -52,29 +51,8 @@ impl VoiceCaller {
         if from.is_empty() {
             return Err(invalid("the voice number is empty"));
         }
-        let sid = settings.account_sid.trim().to_owned();
-        if sid.is_empty() || !sid.chars().all(|c| c.is_ascii_alphanumeric()) {
-            return Err(invalid("the account SID is letters and digits"));
-        }
-        let mut calls_url = settings.api_base.clone();
-        if !matches!(calls_url.scheme(), "https" | "http") || calls_url.host().is_none() {
-            return Err(invalid("the API base is an http(s) URL"));
-        }
-        calls_url.set_query(None);
-        calls_url.set_fragment(None);
-        calls_url.path_segments_mut().map_err(|()| invalid("the API base is an http(s) URL"))?.pop_if_empty().extend([
-            "2010-04-01",
-            "Accounts",
-            &sid,
-            "Calls.json",
-        ]);
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .timeout(settings.timeout)
-            .connect_timeout(settings.timeout)
-            .build()
-            .map_err(|_| invalid("the HTTP client could not be built"))?;
+        let (sid, calls_url) = endpoint(settings, "Calls.json")?;
+        let client = client(settings)?;
         Ok(Some(Self {
             client,
             calls_url,
@@ -230,16 +208,6 @@ fn escape(text: &str) -> String {
         }
     }
     escaped
-}
-
-#[derive(Deserialize)]
-struct Created {
-    sid: String,
-}
-
-#[derive(Deserialize)]
-struct TwilioError {
-    code: Option<u32>,
 }
 
 #[cfg(test)]

@@ -11,17 +11,7 @@ use pulse_domain::ids::MessageId;
 use crate::error::{ApiError, ErrorBody};
 use crate::state::{AppState, Platform};
 
-/// The provider's signature of the request (Twilio's name for it).
-const SIGNATURE: &str = "x-twilio-signature";
-
-/// The provider's form, the full URL it requested and its signature.
-fn signed(req: &HttpRequest, base_url: &str, body: &Bytes) -> (Vec<(String, String)>, String, Option<String>) {
-    let params =
-        url::form_urlencoded::parse(body).map(|(name, value)| (name.into_owned(), value.into_owned())).collect();
-    let path = req.uri().path_and_query().map_or_else(|| req.path().to_owned(), ToString::to_string);
-    let signature = req.headers().get(SIGNATURE).and_then(|v| v.to_str().ok()).map(str::to_owned);
-    (params, format!("{base_url}{path}"), signature)
-}
+use super::signed;
 
 fn message_id(text: &str) -> Result<MessageId, ApiError> {
     text.parse().map_err(|_| ApiError(Error::not_found("call")))

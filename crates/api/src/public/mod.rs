@@ -9,7 +9,8 @@ pub mod json;
 pub mod replies;
 pub mod start;
 
-use actix_web::web;
+use actix_web::HttpRequest;
+use actix_web::web::{self, Bytes};
 use pulse_domain::Error;
 use pulse_domain::ids::SessionId;
 
@@ -32,6 +33,19 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
     // `status` before `{step}`: a step is never named so.
     .service(web::resource("/api/v1/public/calls/{message_id}/status").route(web::post().to(calls::ended::<P>)))
     .service(web::resource("/api/v1/public/calls/{message_id}/{step}").route(web::post().to(calls::turn::<P>)));
+}
+
+/// The provider's signature of a webhook request (Twilio's name for it).
+const SIGNATURE: &str = "x-twilio-signature";
+
+/// A provider's webhook request as its signature covers it: the form, the full public URL it
+/// requested (`base_url` and the path), and the signature.
+fn signed(req: &HttpRequest, base_url: &str, body: &Bytes) -> (Vec<(String, String)>, String, Option<String>) {
+    let params =
+        url::form_urlencoded::parse(body).map(|(name, value)| (name.into_owned(), value.into_owned())).collect();
+    let path = req.uri().path_and_query().map_or_else(|| req.path().to_owned(), ToString::to_string);
+    let signature = req.headers().get(SIGNATURE).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    (params, format!("{base_url}{path}"), signature)
 }
 
 fn session_id(text: &str) -> Result<SessionId, ApiError> {

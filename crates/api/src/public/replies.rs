@@ -8,9 +8,6 @@ use actix_web::{HttpRequest, HttpResponse};
 use crate::error::{ApiError, ErrorBody};
 use crate::state::{AppState, Platform};
 
-/// The provider's signature of the request (Twilio's name for it).
-const SIGNATURE: &str = "x-twilio-signature";
-
 /// An empty answer in the provider's reply language: the provider sends nothing back itself.
 const NO_ANSWER: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response></Response>";
 
@@ -31,12 +28,8 @@ pub async fn reply<P: Platform>(
     req: HttpRequest,
     body: Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let params: Vec<(String, String)> =
-        url::form_urlencoded::parse(&body).map(|(name, value)| (name.into_owned(), value.into_owned())).collect();
-    let path = req.uri().path_and_query().map_or_else(|| req.path().to_owned(), ToString::to_string);
-    let url = format!("{}{path}", state.outreach.base_url());
-    let signature = req.headers().get(SIGNATURE).and_then(|v| v.to_str().ok());
-    state.outreach.reply(&url, &params, signature).await?;
+    let (params, url, signature) = super::signed(&req, state.outreach.base_url(), &body);
+    state.outreach.reply(&url, &params, signature.as_deref()).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, HeaderValue::from_static("text/xml; charset=utf-8")))
         .body(NO_ANSWER))

@@ -2,15 +2,15 @@
 //! mean. Provider-neutral: a sender renders a [`VoiceTurn`] in its provider's markup, and reads
 //! the provider's requests into a [`CallReport`].
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use time::OffsetDateTime;
 
 use crate::campaigns::models::{DeliveryChannel, LanguageTag, QuestionKind, Register, Survey};
-use crate::ids::{CampaignId, EventId, MessageId, SessionId, WorkspaceId};
+use crate::ids::{CampaignId, MessageId, SessionId, WorkspaceId};
 use crate::outreach::models::{
-    NOT_REACHED, Recipient, is_stop, is_yes, say, spoken_number, voice_locale, voice_phrases,
+    NOT_REACHED, Recipient, Thanked, is_stop, is_yes, say, spoken_number, voice_locale, voice_phrases,
 };
-use crate::webhooks::models::{EventType, NewEvent};
+use crate::webhooks::models::NewEvent;
 
 /// The key that consents, and the one that opts out of calls.
 pub const CONSENT_KEY: &str = "1";
@@ -224,22 +224,11 @@ impl CallContext {
         }
     }
 
-    /// `respondent.acknowledged` after the spoken thank-you. Ids and the channel only.
+    /// `respondent.acknowledged` after the spoken thank-you.
     pub fn acknowledged(&self, session: SessionId, at: OffsetDateTime) -> NewEvent {
-        let mut payload = Map::new();
-        payload.insert("campaignId".into(), json!(self.campaign_id));
-        payload.insert("respondentId".into(), json!(self.recipient.id));
-        payload.insert("conversationId".into(), json!(session));
-        payload.insert("channel".into(), json!(DeliveryChannel::Telephony.as_str()));
-        NewEvent {
-            id: EventId::new_random(),
-            workspace_id: self.workspace_id,
-            event_type: EventType::RespondentAcknowledged,
-            aggregate: crate::webhooks::models::aggregate::RESPONDENT,
-            aggregate_id: self.recipient.id.0,
-            payload,
-            occurred_at: at,
-        }
+        let thanked =
+            Thanked { workspace: self.workspace_id, campaign: self.campaign_id, respondent: self.recipient.id };
+        thanked.event(Some(session), DeliveryChannel::Telephony, at)
     }
 }
 

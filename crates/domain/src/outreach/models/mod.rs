@@ -407,23 +407,11 @@ impl ClaimedMessage {
         }
     }
 
-    /// `respondent.acknowledged`: the thank-you was accepted by the provider. Ids and the channel
-    /// only, never an address.
+    /// `respondent.acknowledged`: the thank-you was accepted by the provider.
     fn acknowledged_event(&self, at: OffsetDateTime) -> NewEvent {
-        let mut payload = Map::new();
-        payload.insert("campaignId".into(), json!(self.campaign_id));
-        payload.insert("respondentId".into(), json!(self.recipient.id));
-        payload.insert("conversationId".into(), json!(self.finished_session));
-        payload.insert("channel".into(), json!(self.channel.as_str()));
-        NewEvent {
-            id: EventId::new_random(),
-            workspace_id: self.workspace_id,
-            event_type: EventType::RespondentAcknowledged,
-            aggregate: crate::webhooks::models::aggregate::RESPONDENT,
-            aggregate_id: self.recipient.id.0,
-            payload,
-            occurred_at: at,
-        }
+        let thanked =
+            Thanked { workspace: self.workspace_id, campaign: self.campaign_id, respondent: self.recipient.id };
+        thanked.event(self.finished_session, self.channel, at)
     }
 
     /// Why an invitation or reminder should not go out, read from the claim alone.
@@ -435,6 +423,33 @@ impl ClaimedMessage {
             }
             MessageKind::Invitation | MessageKind::Reminder if !self.collecting => Some(Suppression::NotCollecting),
             MessageKind::Invitation | MessageKind::Reminder => None,
+        }
+    }
+}
+
+/// A respondent thanked for finishing, in a written message or at the end of a call.
+pub struct Thanked {
+    pub workspace: WorkspaceId,
+    pub campaign: CampaignId,
+    pub respondent: RespondentId,
+}
+
+impl Thanked {
+    /// `respondent.acknowledged`: ids and the channel only, never an address.
+    pub fn event(&self, session: Option<SessionId>, channel: DeliveryChannel, at: OffsetDateTime) -> NewEvent {
+        let mut payload = Map::new();
+        payload.insert("campaignId".into(), json!(self.campaign));
+        payload.insert("respondentId".into(), json!(self.respondent));
+        payload.insert("conversationId".into(), json!(session));
+        payload.insert("channel".into(), json!(channel.as_str()));
+        NewEvent {
+            id: EventId::new_random(),
+            workspace_id: self.workspace,
+            event_type: EventType::RespondentAcknowledged,
+            aggregate: crate::webhooks::models::aggregate::RESPONDENT,
+            aggregate_id: self.respondent.0,
+            payload,
+            occurred_at: at,
         }
     }
 }
