@@ -376,7 +376,7 @@ async fn a_closed_link_is_single_use_and_counts_its_respondent_as_responded() {
     let read: Value = app.get_campaign(&partner.key.key, id).await.json().await.expect("json");
     assert_eq!(
         read["counts"],
-        json!({"invited": 2, "responded": 1, "started": 1, "completed": 1, "messages": [], "messageFailures": []})
+        json!({"invited": 2, "responded": 1, "started": 1, "completed": 1, "messages": [], "messageFailures": [], "recordings": {"held": 0, "deleted": 0, "overdue": 0}})
     );
 
     let reused = app.start(code, &json!({"consentGiven": true, "invitation": nonce})).await;

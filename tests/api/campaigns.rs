@@ -64,7 +64,7 @@ async fn provisioning_answers_201_with_a_draft_campaign_and_its_survey() {
     assert_eq!(campaign["readiness"], json!({"launchReady": true, "blockers": []}));
     assert_eq!(
         campaign["counts"],
-        json!({"invited": 0, "responded": 0, "started": 0, "completed": 0, "messages": [], "messageFailures": []})
+        json!({"invited": 0, "responded": 0, "started": 0, "completed": 0, "messages": [], "messageFailures": [], "recordings": {"held": 0, "deleted": 0, "overdue": 0}})
     );
     assert_eq!(campaign["survey"]["languages"], json!(["en"]));
     assert_eq!(campaign["survey"]["defaultLanguage"], json!("en"));
@@ -447,7 +447,7 @@ async fn reading_shows_readiness_blockers_and_counts() {
     );
     assert_eq!(
         read["counts"],
-        json!({"invited": 0, "responded": 0, "started": 0, "completed": 0, "messages": [], "messageFailures": []})
+        json!({"invited": 0, "responded": 0, "started": 0, "completed": 0, "messages": [], "messageFailures": [], "recordings": {"held": 0, "deleted": 0, "overdue": 0}})
     );
 
     let rows = json!({"rows": [
@@ -461,7 +461,7 @@ async fn reading_shows_readiness_blockers_and_counts() {
     assert_eq!(read["readiness"], json!({"launchReady": true, "blockers": []}));
     assert_eq!(
         read["counts"],
-        json!({"invited": 3, "responded": 0, "started": 0, "completed": 0, "messages": [], "messageFailures": []})
+        json!({"invited": 3, "responded": 0, "started": 0, "completed": 0, "messages": [], "messageFailures": [], "recordings": {"held": 0, "deleted": 0, "overdue": 0}})
     );
     assert_eq!(read["audience"], json!("CLOSED"), "respondents attached before launch close the audience");
 }

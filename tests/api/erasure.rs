@@ -8,7 +8,7 @@ use crate::helpers::campaigns::{Link, code_of, id_of};
 use crate::helpers::{TestApp, captured_logs, envelope, spawn_app};
 
 impl TestApp {
-    async fn erase_respondent(&self, key: &str, campaign: &str, body: &Value) -> reqwest::Response {
+    pub(crate) async fn erase_respondent(&self, key: &str, campaign: &str, body: &Value) -> reqwest::Response {
         let path = format!("/api/v1/channel/campaigns/{campaign}/respondents/erase");
         self.client.post(self.url(&path)).bearer_auth(key).json(body).send().await.expect("request")
     }

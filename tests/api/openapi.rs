@@ -69,6 +69,7 @@ async fn the_document_is_served_without_a_key_and_lists_every_route() {
         "POST /api/v1/public/messages/replies",
         "POST /api/v1/public/calls/{messageId}/{step}",
         "POST /api/v1/public/calls/{messageId}/status",
+        "POST /api/v1/public/calls/{messageId}/recording",
         "GET /p/{code}",
         "GET /s/{code}/{nonce}",
         "GET /assets/{name}",

@@ -259,7 +259,7 @@ async fn a_full_session_answers_every_question_and_completes() {
     }
     assert_eq!(
         counts(&app, &partner.key.key, &campaign).await,
-        json!({"invited": 0, "responded": 0, "started": 1, "completed": 0, "messages": [], "messageFailures": []})
+        json!({"invited": 0, "responded": 0, "started": 1, "completed": 0, "messages": [], "messageFailures": [], "recordings": {"held": 0, "deleted": 0, "overdue": 0}})
     );
 
     let (session, token) = session_of(&started);
@@ -274,7 +274,7 @@ async fn a_full_session_answers_every_question_and_completes() {
     assert_eq!(done, json!({"status": "COMPLETED", "answered": total, "total": total}));
     assert_eq!(
         counts(&app, &partner.key.key, &campaign).await,
-        json!({"invited": 0, "responded": 0, "started": 1, "completed": 1, "messages": [], "messageFailures": []})
+        json!({"invited": 0, "responded": 0, "started": 1, "completed": 1, "messages": [], "messageFailures": [], "recordings": {"held": 0, "deleted": 0, "overdue": 0}})
     );
 }
 

@@ -28,6 +28,8 @@ pub enum Reply {
 /// One request as received.
 #[derive(Clone, Debug)]
 pub struct Received {
+    /// Such as `POST /hooks/pulse HTTP/1.1`.
+    pub request_line: String,
     pub headers: HashMap<String, String>,
     pub body: Vec<u8>,
     /// Whether `X-SVC-Signature` verified with the secret set when it arrived (`None`: no secret yet).
@@ -127,12 +129,12 @@ impl Receiver {
     }
 
     async fn serve(self, mut stream: TcpStream) {
-        let Some((headers, body)) = read_request(&mut stream).await else { return };
+        let Some((request_line, headers, body)) = read_request(&mut stream).await else { return };
         let (reply, verified) = {
             let mut state = self.lock();
             let signature = headers.get("x-svc-signature").map_or("", String::as_str);
             let signature_valid = state.secret.as_deref().map(|secret| verify_signature(secret, signature, &body));
-            state.received.push(Received { headers, body, signature_valid });
+            state.received.push(Received { request_line, headers, body, signature_valid });
             (state.reply, signature_valid == Some(true))
         };
         self.arrived.notify_waiters();
@@ -153,7 +155,7 @@ impl Receiver {
     }
 }
 
-async fn read_request(stream: &mut TcpStream) -> Option<(HashMap<String, String>, Vec<u8>)> {
+async fn read_request(stream: &mut TcpStream) -> Option<(String, HashMap<String, String>, Vec<u8>)> {
     let mut buffer = Vec::new();
     let mut chunk = [0_u8; 4096];
     let head_end = loop {
@@ -167,6 +169,7 @@ async fn read_request(stream: &mut TcpStream) -> Option<(HashMap<String, String>
         buffer.extend_from_slice(&chunk[..read]);
     };
     let head = String::from_utf8_lossy(&buffer[..head_end]).into_owned();
+    let request_line = head.lines().next().unwrap_or_default().to_owned();
     let headers: HashMap<String, String> = head
         .lines()
         .skip(1)
@@ -182,5 +185,5 @@ async fn read_request(stream: &mut TcpStream) -> Option<(HashMap<String, String>
         }
         body.extend_from_slice(&chunk[..read]);
     }
-    Some((headers, body))
+    Some((request_line, headers, body))
 }

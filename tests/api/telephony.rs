@@ -9,6 +9,7 @@ use crate::helpers::campaigns::id_of;
 use crate::helpers::{TestApp, captured_logs};
 use crate::outreach::{MailServer, eventually, no_attempt_in_flight, outreach_app_with, provider_signature};
 use crate::receiver::{Receiver, Reply};
+use pulse_domain::outreach::models::{AnswerRecording, ReminderSchedule};
 
 const VOICE_FROM: &str = "+15550002222";
 
@@ -109,10 +110,20 @@ fn said(twiml: &str) -> String {
 }
 
 async fn telephony_campaign(app: &TestApp, key: &str, language: &str, people: &[(&str, &str)]) -> Value {
+    telephony_campaign_with(app, key, language, people, json!({"channels": ["TELEPHONY"], "reminderCount": 1})).await
+}
+
+async fn telephony_campaign_with(
+    app: &TestApp,
+    key: &str,
+    language: &str,
+    people: &[(&str, &str)],
+    delivery: Value,
+) -> Value {
     let brief = json!({
         "name": format!("Appel {language}"),
         "brief": {"intentText": "How was your last delivery with us?", "constraints": {"questionCount": 2, "languages": [language]}},
-        "delivery": {"channels": ["TELEPHONY"], "reminderCount": 1},
+        "delivery": delivery,
     });
     let response = app.provision(key, &brief).await;
     assert_eq!(response.status(), 201);
@@ -186,6 +197,7 @@ async fn a_french_and_a_hindi_survey_are_asked_and_answered_by_phone() {
     let again = first.respond(&rating, &[("Digits", "7")]).await;
     assert!(action_of(&again).is_some_and(|a| a.ends_with("/q0-again")), "asked again: {again}");
     let open = first.respond(&again, &[("Digits", "4")]).await;
+    assert!(!open.contains("<Recording"), "nothing is recorded unless the operator says so: {open}");
     let thanks = first.respond(&open, &[("SpeechResult", FRENCH[0])]).await;
     assert!(thanks.contains("<Hangup/>"), "{thanks}");
     first.hang_up().await;
@@ -300,4 +312,186 @@ async fn a_workspace_has_at_most_its_number_of_calls_under_way() {
     app.clock.advance(time::Duration::minutes(1));
     let three = eventually("the third call", || Some(placed_calls(&provider)).filter(|c| c.len() == 3)).await;
     assert!(two.iter().all(|call| call.to != three[2].to), "the one held calls now: {three:?}");
+}
+
+/// A fault on Pulse's side in the middle of a call: the callee hears an apology in the survey's
+/// language and the line is hung up, where Twilio would otherwise say "an application error has
+/// occurred".
+#[tokio::test]
+async fn a_fault_during_a_call_is_a_polite_goodbye_not_an_application_error() {
+    let mail = MailServer::start();
+    let provider = Receiver::start().await;
+    provider.reply(Reply::Status(201));
+    let app =
+        outreach_app_with(&mail, &provider, |settings| settings.outreach.voice_from = Some(VOICE_FROM.into())).await;
+    let partner = app.campaign_partner().await;
+    telephony_campaign(&app, &partner.key.key, "fr", &[("a", "+33 6 12 34 56 31")]).await;
+    let placed = eventually("a call placed", || placed_calls(&provider).into_iter().next()).await;
+    let caller = Caller { app: &app, call: placed, sid: "CA000000000000000000000000000000f1" };
+    let greeting = caller.answer("human").await;
+    let rating = caller.respond(&greeting, &[("Digits", "1")]).await;
+    // No answer can be written any more.
+    app.execute_sql("ALTER TABLE answers ADD CONSTRAINT broken CHECK (false) NOT VALID").await;
+    let goodbye = caller.respond(&rating, &[("Digits", "4")]).await;
+    assert!(said(&goodbye).contains("Veuillez nous excuser"), "an apology in French: {goodbye}");
+    assert!(goodbye.contains("<Hangup/>") && action_of(&goodbye).is_none(), "{goodbye}");
+    assert!(captured_logs().contains("internal error"), "the fault is logged");
+}
+
+/// Quiet hours hold calls as they hold texts: 10:00 UTC at the start is 15:30 in Kolkata, and a
+/// reminder 7½ hours after a call nobody took falls due at 23:00 there, so it rings at 09:00.
+#[tokio::test]
+async fn a_call_reminder_due_at_23_00_where_the_person_lives_rings_at_09_00_there() {
+    let mail = MailServer::start();
+    let provider = Receiver::start().await;
+    provider.reply(Reply::Status(201));
+    let app = outreach_app_with(&mail, &provider, |settings| {
+        settings.outreach.voice_from = Some(VOICE_FROM.into());
+        let wait = time::Duration::hours(7) + time::Duration::minutes(30);
+        settings.outreach.reminders = ReminderSchedule::new(vec![wait]).expect("a schedule");
+    })
+    .await;
+    let partner = app.campaign_partner().await;
+    telephony_campaign(&app, &partner.key.key, "en", &[("night", "+91 98765 00021")]).await;
+    let first = eventually("the invitation's call", || placed_calls(&provider).into_iter().next()).await;
+    let busy = Caller { app: &app, call: first, sid: "CA000000000000000000000000000000q1" };
+    let (status, _) = busy.post(&busy.call.status_url.clone(), &[("CallStatus", "busy")]).await;
+    assert_eq!(status, 204);
+
+    no_attempt_in_flight(&app).await;
+    app.clock.advance(time::Duration::hours(7) + time::Duration::minutes(30));
+    let held = "outreach_messages WHERE channel = 'TELEPHONY' AND kind = 'REMINDER' AND status = 'QUEUED' \
+                AND attempts = 0 AND due_at = '2026-03-03 03:30:00+00' AND claim_token IS NULL";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while app.count_where(held).await != 1 {
+        assert!(std::time::Instant::now() < deadline, "the reminder held until 09:00 in Kolkata");
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert_eq!(placed_calls(&provider).len(), 1, "no call at 23:00");
+
+    app.clock.advance(time::Duration::hours(10));
+    let calls =
+        eventually("the reminder's call at 09:00", || Some(placed_calls(&provider)).filter(|c| c.len() == 2)).await;
+    assert_eq!(calls[1].to, "+919876500021");
+}
+
+/// The attribute `name` of the first `<element` in `twiml`, unescaped.
+fn attribute_of(twiml: &str, element: &str, name: &str) -> Option<String> {
+    let start = twiml.find(&format!("<{element} "))?;
+    let attribute = twiml[start..].find(&format!(" {name}=\""))? + start + name.len() + 3;
+    let end = twiml[attribute..].find('"')? + attribute;
+    Some(twiml[attribute..end].replace("&amp;", "&"))
+}
+
+/// The recording deletions the provider was asked for, by recording SID.
+fn deletions(provider: &Receiver) -> Vec<String> {
+    provider
+        .received()
+        .iter()
+        .filter_map(|r| r.request_line.strip_prefix("DELETE "))
+        .filter_map(|line| {
+            line.split_once(".json").map(|(path, _)| path.rsplit('/').next().unwrap_or_default().to_owned())
+        })
+        .collect()
+}
+
+async fn recordings(app: &TestApp, key: &str, campaign: &str) -> Value {
+    let view: Value = app.get_campaign(key, campaign).await.json().await.expect("json");
+    view["counts"]["recordings"].clone()
+}
+
+async fn recordings_become(app: &TestApp, key: &str, campaign: &str, expected: Value) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let counts = recordings(app, key, campaign).await;
+        if counts == expected {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "recordings {counts}, expected {expected}");
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+}
+
+/// With recording on, the callee hears so before consenting, only the spoken answer is recorded
+/// (their side, from the question to the next turn), and each recording is deleted at the
+/// provider when the campaign's days have passed, or at once when its person is erased; a
+/// deletion the provider fails is tried again until it confirms.
+#[tokio::test]
+async fn recorded_answers_are_deleted_at_the_provider_when_their_days_pass_or_their_person_is_erased() {
+    let mail = MailServer::start();
+    let provider = Receiver::start().await;
+    provider.reply(Reply::Status(201));
+    let app = outreach_app_with(&mail, &provider, |settings| {
+        settings.outreach.voice_from = Some(VOICE_FROM.into());
+        settings.outreach.answer_recording = AnswerRecording::On;
+    })
+    .await;
+    let partner = app.campaign_partner().await;
+    let key = &partner.key.key;
+    let people = [("kept", "+44 7700 900301"), ("erased", "+44 7700 900302")];
+    let delivery = json!({"channels": ["TELEPHONY"], "audioRetentionDays": 2});
+    let campaign = telephony_campaign_with(&app, key, "en", &people, delivery).await;
+    let id = id_of(&campaign);
+    let calls = eventually("two calls placed", || Some(placed_calls(&provider)).filter(|c| c.len() == 2)).await;
+
+    let mut recording_sids = Vec::new();
+    for (n, (_, phone)) in people.iter().enumerate() {
+        let to: String = phone.chars().filter(|c| *c == '+' || c.is_ascii_digit()).collect();
+        let placed = calls.iter().find(|c| c.to == to).cloned().expect("called");
+        let caller = Caller {
+            app: &app,
+            call: placed,
+            sid: if n == 0 { "CA00000000000000000000000000000r1" } else { "CA00000000000000000000000000000r2" },
+        };
+        let greeting = caller.answer("human").await;
+        assert!(said(&greeting).contains("recorded") && said(&greeting).contains("2 days"), "told first: {greeting}");
+        let rating = caller.respond(&greeting, &[("Digits", "1")]).await;
+        assert!(!rating.contains("<Recording"), "a keyed rating is not recorded: {rating}");
+        let open = caller.respond(&rating, &[("Digits", "4")]).await;
+        assert_eq!(attribute_of(&open, "Recording", "track").as_deref(), Some("inbound"), "the callee only: {open}");
+        assert!(open.find("<Start>") < open.find("<Gather"), "from before the question: {open}");
+        let report_url = attribute_of(&open, "Recording", "recordingStatusCallback").expect("reported back");
+        let thanks = caller.respond(&open, &[("SpeechResult", "The courier was friendly and on time")]).await;
+        assert!(thanks.contains("<Stop><Recording name=\"q1\"/></Stop>"), "ended with the answer: {thanks}");
+        caller.hang_up().await;
+
+        let sid = format!("RE{n:032}");
+        let report = [("RecordingSid", sid.as_str()), ("RecordingStatus", "completed"), ("RecordingDuration", "4")];
+        let (status, body) = caller.post(&report_url, &report).await;
+        assert_eq!(status, 204, "{body}");
+        // Twilio may report twice; the recording is kept once.
+        assert_eq!(caller.post(&report_url, &report).await.0, 204);
+        recording_sids.push(sid);
+    }
+    let forged =
+        app.client.post(app.url(behind(&format!("{}/recording", calls[0].status_url.trim_end_matches("/status")))));
+    let forged =
+        forged.form(&[("RecordingSid", "RE9")]).header("x-twilio-signature", "Zm9yZ2Vk").send().await.expect("sent");
+    assert_eq!(forged.status(), 401, "an unsigned report is refused");
+    assert_eq!(recordings(&app, key, id).await, json!({"held": 2, "deleted": 0, "overdue": 0}));
+
+    // Erasure: that person's recording goes at once.
+    let erased = app.erase_respondent(key, id, &json!({"externalRef": "erased"})).await;
+    assert_eq!(erased.status(), 200);
+    recordings_become(&app, key, id, json!({"held": 1, "deleted": 1, "overdue": 0})).await;
+    assert_eq!(deletions(&provider), [recording_sids[1].clone()]);
+
+    // Two days on, the other is due; the provider fails the first attempt, and the count shows it.
+    provider.reply(Reply::Status(500));
+    app.clock.advance(time::Duration::days(2));
+    eventually("a deletion tried", || Some(deletions(&provider)).filter(|d| d.len() == 2)).await;
+    recordings_become(&app, key, id, json!({"held": 0, "deleted": 1, "overdue": 1})).await;
+    provider.reply(Reply::Status(204));
+    app.clock.advance(time::Duration::minutes(1));
+    recordings_become(&app, key, id, json!({"held": 0, "deleted": 2, "overdue": 0})).await;
+    assert_eq!(deletions(&provider), [recording_sids[1].clone(), recording_sids[0].clone(), recording_sids[0].clone()]);
+    let deleted = provider.received().into_iter().find(|r| r.request_line.starts_with("DELETE ")).expect("a deletion");
+    assert!(deleted.request_line.contains("/2010-04-01/Accounts/AC0123456789/Recordings/"), "{}", deleted.request_line);
+    assert!(deleted.header("authorization").starts_with("Basic "), "with the account's credentials");
+    assert_eq!(app.count_where("call_recordings WHERE reference_sealed IS NOT NULL").await, 0, "no reference kept");
+
+    let logs = captured_logs();
+    for secret in recording_sids.iter().map(String::as_str).chain(["+447700900301", "courier"]) {
+        assert!(!logs.contains(secret), "a log line carries {secret}");
+    }
 }

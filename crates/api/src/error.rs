@@ -92,6 +92,16 @@ pub(crate) fn insert_rate_limit_headers(response: &mut HttpResponse, state: &Rat
     }
 }
 
+/// Logs a failure on the server's side, whether its envelope is sent or something else stands in
+/// for it (a call's goodbye); a refusal by its code only.
+pub(crate) fn log_failure(error: &Error) {
+    match error {
+        Error::Refused(refusal) => tracing::info!(code = refusal.code.as_str(), "request refused"),
+        Error::Unavailable(cause) => tracing::warn!(%cause, "dependency unavailable"),
+        Error::Internal(cause) => tracing::error!(cause = %cause, "internal error"),
+    }
+}
+
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         status_of(self.0.code())
@@ -114,15 +124,15 @@ impl ResponseError for ApiError {
                 }
                 response
             }
-            Error::Unavailable(cause) => {
-                tracing::warn!(%cause, "dependency unavailable");
+            Error::Unavailable(_) => {
+                log_failure(&self.0);
                 let mut response =
                     envelope(ErrorCode::Unavailable, "a service dependency is unavailable; retry in a few seconds");
                 response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
                 response
             }
-            Error::Internal(cause) => {
-                tracing::error!(cause = %cause, "internal error");
+            Error::Internal(_) => {
+                log_failure(&self.0);
                 envelope(
                     ErrorCode::Internal,
                     "an unexpected error occurred; quote the X-Request-Id header when reporting it",

@@ -76,6 +76,7 @@ use crate::{apps, health, page, public};
         public::replies::reply,
         public::calls::turn,
         public::calls::ended,
+        public::calls::recorded,
         page::open_page,
         page::invitation_page,
         page::asset,

@@ -113,6 +113,10 @@ id_type!(
     MessageId
 );
 id_type!(
+    /// A recording of a spoken answer at the voice provider (the row, never the audio).
+    RecordingId
+);
+id_type!(
     /// The record of one erasure.
     ErasureId
 );

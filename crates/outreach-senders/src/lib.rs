@@ -17,7 +17,9 @@ pub use twilio::{SmsSender, TWILIO_API_BASE, TwilioSettings, twilio_signature_va
 pub use voice::{Placed, VoiceCaller, twiml};
 
 use pulse_domain::campaigns::models::DeliveryChannel;
-use pulse_domain::outreach::models::{CallReport, InboundReply, OutgoingMessage, SendOutcome, VoiceTurn};
+use pulse_domain::outreach::models::{
+    CallReport, InboundReply, OutgoingMessage, RecordingDeletion, SendOutcome, TurnUrls, VoiceTurn,
+};
 use pulse_domain::outreach::ports::MessageSender;
 
 /// The code of a message whose channel has no sender here.
@@ -84,8 +86,15 @@ impl MessageSender for Senders {
         self.voice.as_ref()?.read(url, params, signature)
     }
 
-    fn render_turn(&self, turn: &VoiceTurn, action_url: &str) -> String {
-        twiml(turn, action_url)
+    fn render_turn(&self, turn: &VoiceTurn, urls: &TurnUrls) -> String {
+        twiml(turn, urls)
+    }
+
+    async fn delete_recording(&self, reference: &str) -> RecordingDeletion {
+        match &self.voice {
+            Some(voice) => voice.delete_recording(reference).await,
+            None => RecordingDeletion::Failed { code: "TELEPHONY_NOT_CONFIGURED".into() },
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Phone calls through Twilio's Programmable Voice: a call is placed with the Calls resource, and
 //! the survey is read as TwiML that Pulse serves to the call's webhooks, each signed by Twilio.
 
-use pulse_domain::outreach::models::{CallReport, CallStatus, VoiceTurn};
+use pulse_domain::outreach::models::{CallReport, CallStatus, RecordingDeletion, TurnUrls, VoiceTurn};
 use reqwest::StatusCode;
 use secrecy::{ExposeSecret, SecretString};
 use url::Url;
@@ -20,6 +20,8 @@ pub struct VoiceCaller {
     client: reqwest::Client,
     /// `{api_base}/2010-04-01/Accounts/{account_sid}/Calls.json`
     calls_url: Url,
+    /// `{api_base}/2010-04-01/Accounts/{account_sid}/Recordings`, a recording's `{sid}.json` below.
+    recordings_url: Url,
     account_sid: String,
     auth_token: SecretString,
     from: String,
@@ -52,10 +54,12 @@ impl VoiceCaller {
             return Err(invalid("the voice number is empty"));
         }
         let (sid, calls_url) = endpoint(settings, "Calls.json")?;
+        let (_, recordings_url) = endpoint(settings, "Recordings")?;
         let client = client(settings)?;
         Ok(Some(Self {
             client,
             calls_url,
+            recordings_url,
             account_sid: sid,
             auth_token: settings.auth_token.clone(),
             from: from.to_owned(),
@@ -106,6 +110,26 @@ impl VoiceCaller {
         }
     }
 
+    /// Deletes a recording of the account: gone when Twilio answers 204, or 404 (deleted
+    /// before).
+    pub async fn delete_recording(&self, recording_sid: &str) -> RecordingDeletion {
+        let mut url = self.recordings_url.clone();
+        if let Ok(mut segments) = url.path_segments_mut() {
+            segments.push(&format!("{recording_sid}.json"));
+        }
+        let request = self.client.delete(url).basic_auth(&self.account_sid, Some(self.auth_token.expose_secret()));
+        let failed = |code: &str| RecordingDeletion::Failed { code: code.to_owned() };
+        let Ok(response) = request.send().await else { return failed("TELEPHONY_UNAVAILABLE") };
+        match response.status() {
+            status if status.is_success() => RecordingDeletion::Deleted,
+            StatusCode::NOT_FOUND => RecordingDeletion::Deleted,
+            StatusCode::TOO_MANY_REQUESTS => failed("TELEPHONY_RATE_LIMITED"),
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => failed("TELEPHONY_AUTH_FAILED"),
+            status if status.is_client_error() => failed("TELEPHONY_REJECTED"),
+            _ => failed("TELEPHONY_UNAVAILABLE"),
+        }
+    }
+
     /// A request Twilio made about a call, once its `X-Twilio-Signature` holds.
     pub fn read(&self, url: &str, params: &[(String, String)], signature: Option<&str>) -> Option<CallReport> {
         if !twilio_signature_valid(self.auth_token.expose_secret(), url, params, signature?) {
@@ -121,6 +145,10 @@ impl VoiceCaller {
             speech: param("SpeechResult").map(str::to_owned),
             machine: param("AnsweredBy").is_some_and(|by| by.starts_with("machine") || by == "fax"),
             status: param("CallStatus").and_then(status),
+            // A recording's SID goes into the path of its deletion: letters and digits only.
+            recording: param("RecordingSid")
+                .filter(|sid| sid.len() <= 64 && sid.chars().all(|c| c.is_ascii_alphanumeric()))
+                .map(str::to_owned),
         })
     }
 }
@@ -140,9 +168,23 @@ fn status(text: &str) -> Option<CallStatus> {
 
 /// The turn as TwiML: what is said, inside a `<Gather>` when an answer is awaited (with a
 /// `<Redirect>` to the same step when none comes, so silence is an answer too), else followed by
-/// `<Hangup/>`.
-pub fn twiml(turn: &VoiceTurn, action_url: &str) -> String {
+/// `<Hangup/>`. A recording the turn ends is stopped first; one it starts records the callee's
+/// side only, from before the words, reported to `urls.recording` once Twilio has it.
+pub fn twiml(turn: &VoiceTurn, urls: &TurnUrls) -> String {
     let voice = voice_of(turn.locale).map_or_else(String::new, |voice| format!(" voice=\"{voice}\""));
+    let mut recording = String::new();
+    if let Some(step) = turn.stop_recording {
+        recording.push_str(&format!("<Stop><Recording name=\"{}\"/></Stop>", step.segment()));
+    }
+    if let Some(step) = turn.record {
+        recording.push_str(&format!(
+            "<Start><Recording name=\"{}\" track=\"inbound\" channels=\"mono\" \
+             recordingStatusCallback=\"{}\" recordingStatusCallbackMethod=\"POST\" \
+             recordingStatusCallbackEvent=\"completed absent\"/></Start>",
+            step.segment(),
+            escape(&urls.recording),
+        ));
+    }
     let mut said = String::new();
     for text in &turn.say {
         said.push_str(&format!("<Say{voice} language=\"{}\">{}</Say>", turn.locale, escape(text)));
@@ -160,7 +202,7 @@ pub fn twiml(turn: &VoiceTurn, action_url: &str) -> String {
                 (false, _) => "speech",
             };
             let digits = if listen.keys > 0 { format!(" numDigits=\"{}\"", listen.keys) } else { String::new() };
-            let action = escape(action_url);
+            let action = escape(&urls.action);
             format!(
                 "<Gather input=\"{input}\"{digits} language=\"{locale}\" speechTimeout=\"auto\" \
                  timeout=\"{LISTEN_SECONDS}\" action=\"{action}\" method=\"POST\">{said}</Gather>\
@@ -169,7 +211,7 @@ pub fn twiml(turn: &VoiceTurn, action_url: &str) -> String {
             )
         }
     };
-    format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response>{body}</Response>")
+    format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response>{recording}{body}</Response>")
 }
 
 /// The Amazon Polly voice Twilio speaks a locale with: Twilio's default voices do not speak every
@@ -222,8 +264,10 @@ mod tests {
             locale: "fr-FR",
             say: vec!["Bonjour, c'est <Acme> & Cie.".into()],
             listen: Some(Listen { keys: 1, speech: true, next: CallStep::Consent }),
+            stop_recording: None,
+            record: None,
         };
-        let xml = twiml(&turn, "https://pulse.example/api/v1/public/calls/m/consent?a=1&b=2");
+        let xml = twiml(&turn, &urls("https://pulse.example/api/v1/public/calls/m/consent?a=1&b=2"));
         assert_eq!(
             xml,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response><Gather input=\"dtmf speech\" numDigits=\"1\" \
@@ -235,14 +279,46 @@ mod tests {
         );
     }
 
+    fn urls(action: &str) -> TurnUrls {
+        TurnUrls { action: action.to_owned(), recording: "https://pulse.example/calls/m/recording".to_owned() }
+    }
+
+    #[test]
+    fn a_recorded_answer_is_the_callee_s_side_from_before_the_question_to_the_next_turn() {
+        let question = CallStep::Question { index: 1, retried: false };
+        let asked = VoiceTurn {
+            locale: "en-US",
+            say: vec!["Tell us more.".into()],
+            listen: Some(Listen { keys: 0, speech: true, next: question }),
+            stop_recording: None,
+            record: Some(question),
+        };
+        let xml = twiml(&asked, &urls("https://pulse.example/calls/m/q1"));
+        assert!(
+            xml.starts_with(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response><Start><Recording name=\"q1\" \
+                 track=\"inbound\" channels=\"mono\" recordingStatusCallback=\"https://pulse.example/calls/m/recording\" \
+                 recordingStatusCallbackMethod=\"POST\" recordingStatusCallbackEvent=\"completed absent\"/></Start><Gather"
+            ),
+            "{xml}"
+        );
+        let next = VoiceTurn { stop_recording: Some(question), record: None, listen: None, ..asked };
+        let xml = twiml(&next, &urls("unused"));
+        assert!(xml.contains("<Response><Stop><Recording name=\"q1\"/></Stop><Say"), "{xml}");
+        assert!(!xml.contains("<Start>"), "{xml}");
+    }
+
     #[test]
     fn a_last_turn_says_its_words_and_hangs_up() {
-        let turn = VoiceTurn { locale: "hi-IN", say: vec!["धन्यवाद".into()], listen: None };
+        let turn =
+            VoiceTurn {
+                locale: "hi-IN", say: vec!["धन्यवाद".into()], listen: None, stop_recording: None, record: None
+            };
         assert_eq!(
-            twiml(&turn, "unused"),
+            twiml(&turn, &urls("unused")),
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response><Say voice=\"Polly.Aditi\" language=\"hi-IN\">धन्यवाद</Say><Hangup/></Response>"
         );
-        assert!(twiml(&VoiceTurn::hang_up(), "unused").ends_with("<Response><Hangup/></Response>"));
+        assert!(twiml(&VoiceTurn::hang_up(), &urls("unused")).ends_with("<Response><Hangup/></Response>"));
     }
 
     #[test]

@@ -169,6 +169,18 @@ impl ErasureRepository for PgStore {
                 ))
                 .execute(conn)
                 .await?;
+                // Their recordings at the voice provider are due for deletion now.
+                sql_query(
+                    "UPDATE call_recordings k SET delete_after = LEAST(k.delete_after, $2),
+                            next_attempt_at = LEAST(k.next_attempt_at, $2)
+                     FROM outreach_messages m
+                     WHERE m.id = k.message_id AND m.respondent_id = $1 AND k.deleted_at IS NULL",
+                )
+                .bind::<SqlUuid, _>(id)
+                .bind::<Timestamptz, _>(record.erased_at)
+                .cached()
+                .execute(conn)
+                .await?;
                 write_record(conn, record, ErasureKind::Respondent, id).await?;
                 Ok(true)
             })

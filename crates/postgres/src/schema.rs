@@ -143,6 +143,23 @@ diesel::table! {
 }
 
 diesel::table! {
+    call_recordings (id) {
+        id -> Uuid,
+        message_id -> Uuid,
+        campaign_id -> Uuid,
+        reference_digest -> Bytea,
+        reference_sealed -> Nullable<Bytea>,
+        recorded_at -> Timestamptz,
+        delete_after -> Timestamptz,
+        deleted_at -> Nullable<Timestamptz>,
+        attempts -> Int4,
+        next_attempt_at -> Timestamptz,
+        claimed_until -> Nullable<Timestamptz>,
+        last_failure -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
     campaign_counts (campaign_id, slot) {
         campaign_id -> Uuid,
         slot -> Int2,
@@ -668,6 +685,8 @@ diesel::joinable!(api_key_workspaces -> api_keys (api_key_id));
 diesel::joinable!(api_keys -> service_accounts (service_account_id));
 diesel::joinable!(app_devices -> app_users (user_id));
 diesel::joinable!(app_users -> workspaces (workspace_id));
+diesel::joinable!(call_recordings -> campaigns (campaign_id));
+diesel::joinable!(call_recordings -> outreach_messages (message_id));
 diesel::joinable!(campaign_counts -> campaigns (campaign_id));
 diesel::joinable!(campaigns -> surveys (survey_id));
 diesel::joinable!(campaigns -> workspaces (workspace_id));
@@ -734,6 +753,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     app_installs,
     app_users,
     businesses,
+    call_recordings,
     campaign_counts,
     campaigns,
     download_fetches,

@@ -4,7 +4,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
-use pulse_domain::outreach::models::{QuietHours, ReminderSchedule};
+use pulse_domain::outreach::models::{AnswerRecording, QuietHours, ReminderSchedule};
 use pulse_domain::quota::models::{QuotaFamily, QuotaPolicy};
 use pulse_domain::webhooks::models::RetrySchedule;
 use pulse_export_s3::S3Config;
@@ -71,6 +71,8 @@ pub struct OutreachSettings {
     pub voice_from: Option<String>,
     /// At most this many calls under way per workspace.
     pub calls_at_once: u32,
+    /// Whether spoken answers are also recorded at the voice provider.
+    pub answer_recording: AnswerRecording,
     pub reminders: ReminderSchedule,
     /// The hours of the person's day in which no text or call goes out; `None` is any hour.
     pub quiet_hours: Option<QuietHours>,
@@ -193,6 +195,11 @@ fn outreach_settings(var: &impl Fn(&str) -> Option<String>) -> anyhow::Result<Ou
                 .ok()
                 .filter(|n| (1..=100).contains(n))
                 .context("PULSE_VOICE_CALLS_PER_WORKSPACE must be a number from 1 to 100")?,
+        },
+        answer_recording: match var("PULSE_VOICE_RECORDING").as_deref() {
+            None | Some("off") => AnswerRecording::Off,
+            Some("on") => AnswerRecording::On,
+            Some(other) => bail!("PULSE_VOICE_RECORDING must be `on` or `off`, not `{other}`"),
         },
         reminders,
         quiet_hours,
@@ -551,6 +558,17 @@ mod tests {
         assert!(matches!(s.export_store, ExportStoreSettings::Postgres));
         assert_eq!(s.outreach.quiet_hours, Some(QuietHours::default()));
         assert_eq!((s.outreach.voice_from.as_deref(), s.outreach.calls_at_once), (None, 5));
+        assert_eq!(s.outreach.answer_recording, AnswerRecording::Off);
+    }
+
+    #[test]
+    fn answers_are_recorded_only_when_the_operator_says_so() {
+        let on = settings(&[("PULSE_VOICE_RECORDING", "on")]).expect("settings");
+        assert_eq!(on.outreach.answer_recording, AnswerRecording::On);
+        let off = settings(&[("PULSE_VOICE_RECORDING", "off")]).expect("settings");
+        assert_eq!(off.outreach.answer_recording, AnswerRecording::Off);
+        let Err(refused) = settings(&[("PULSE_VOICE_RECORDING", "yes")]) else { panic!("`yes` is refused") };
+        assert!(refused.to_string().contains("PULSE_VOICE_RECORDING"), "{refused}");
     }
 
     #[test]

@@ -165,7 +165,8 @@ impl Application {
             settings.outreach.reminders.clone(),
         )
         .with_quiet_hours(settings.outreach.quiet_hours)
-        .with_calls_at_once(Some(settings.outreach.calls_at_once));
+        .with_calls_at_once(Some(settings.outreach.calls_at_once))
+        .with_answer_recording(settings.outreach.answer_recording);
         let results = || Results::new(store.clone(), crypto.clone(), clock.clone(), BuiltinAnalyzer::new().info());
         let state = web::Data::new(AppState::<ServerPlatform> {
             tenancy: Tenancy::new(store.clone(), crypto.clone(), clock.clone(), settings.quotas.workspace_limit()),
@@ -276,6 +277,7 @@ impl Application {
         let analyses = tokio::spawn(workers::analyze_sessions(self.analysis, stop.clone(), self.analysis_poll));
         let exports = tokio::spawn(workers::render_exports(self.state.clone(), stop.clone(), self.export_poll));
         let messages = tokio::spawn(workers::send_messages(self.state.clone(), stop.clone(), self.outreach_poll));
+        let recordings = tokio::spawn(workers::delete_recordings(self.state.clone(), stop.clone(), self.outreach_poll));
         let on_signal = tokio::spawn(drain_on_stop_signal(
             self.server.handle(),
             Arc::clone(&self.state.draining),
@@ -297,6 +299,7 @@ impl Application {
         analyses.await?;
         exports.await?;
         messages.await?;
+        recordings.await?;
         Ok(served?)
     }
 }

@@ -12,7 +12,7 @@ use uuid::Uuid;
 use pulse_api::telemetry::WEBHOOK_ATTEMPTS;
 use pulse_domain::analysis::models::{ANALYSIS_BATCH, AnalysisOutcome, AnalysisSummary};
 use pulse_domain::exports::models::EXPORT_BATCH;
-use pulse_domain::outreach::models::MESSAGE_BATCH;
+use pulse_domain::outreach::models::{MESSAGE_BATCH, RECORDING_BATCH};
 use pulse_domain::webhooks::models::{CLAIM_BATCH, DELIVERIES_IN_FLIGHT};
 use pulse_domain::webhooks::service::{Dispatched, Pace};
 
@@ -260,6 +260,30 @@ pub async fn send_messages(state: web::Data<ServerState>, stop: CancellationToke
             }
             Err(error) => {
                 tracing::warn!(%error, "outreach round failed");
+                0
+            }
+        }
+    })
+    .await;
+}
+
+/// Deletes recordings of spoken answers at the voice provider once their campaign's retention has
+/// passed (or their respondent was erased), trying each again until the provider confirms. Log
+/// lines carry recording ids and failure codes, never a reference.
+pub async fn delete_recordings(state: web::Data<ServerState>, stop: CancellationToken, poll_every: Duration) {
+    in_rounds(stop, poll_every, RECORDING_BATCH as usize, || async {
+        match state.outreach.delete_due_recordings().await {
+            Ok(round) => {
+                for recording in &round.deleted {
+                    tracing::info!(%recording, "recording deleted at the voice provider");
+                }
+                for (recording, code) in &round.retried {
+                    tracing::warn!(%recording, code, "recording not deleted; it will be tried again");
+                }
+                round.handled()
+            }
+            Err(error) => {
+                tracing::warn!(%error, "recordings round failed");
                 0
             }
         }

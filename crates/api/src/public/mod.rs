@@ -32,6 +32,7 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/api/v1/public/messages/replies").route(web::post().to(replies::reply::<P>)))
     // `status` before `{step}`: a step is never named so.
     .service(web::resource("/api/v1/public/calls/{message_id}/status").route(web::post().to(calls::ended::<P>)))
+    .service(web::resource("/api/v1/public/calls/{message_id}/recording").route(web::post().to(calls::recorded::<P>)))
     .service(web::resource("/api/v1/public/calls/{message_id}/{step}").route(web::post().to(calls::turn::<P>)));
 }
 

@@ -26,7 +26,8 @@ pub trait ErasureRepository: Send + Sync + 'static {
     /// The respondent of `campaign` (of the record's workspace) holding `ref_digest`: its
     /// reference, contact details and invitation go, and the digests of the addresses its messages
     /// went to; a tombstone keeps its place in the campaign's counts; messages still queued for it
-    /// are suppressed; its sessions stay, detached.
+    /// are suppressed; its sessions stay, detached; recordings of its calls at the voice provider
+    /// are due for deletion at once.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.

@@ -6,10 +6,11 @@ use time::OffsetDateTime;
 
 use crate::campaigns::models::{Campaign, DeliveryChannel, Survey};
 use crate::error::Result;
-use crate::ids::{CampaignId, MessageId, RespondentId, SessionId, WorkspaceId};
+use crate::ids::{CampaignId, MessageId, RecordingId, RespondentId, SessionId, WorkspaceId};
 use crate::outreach::models::{
-    AddressFamily, CallContext, CallReport, CallUpdate, ClaimedMessage, InboundReply, MessageOutcome, OptOutSource,
-    OutgoingMessage, OutreachCounts, Recipient, ReminderSchedule, SendOutcome, VoiceTurn,
+    AddressFamily, CallContext, CallReport, CallUpdate, ClaimedMessage, DueRecording, InboundReply, MessageOutcome,
+    NewRecording, OptOutSource, OutgoingMessage, OutreachCounts, Recipient, RecordingDeletion, RecordingResult,
+    ReminderSchedule, SendOutcome, TurnUrls, VoiceTurn,
 };
 use crate::sessions::models::{AnswerInput, Progress, StartInput, StartOutcome};
 
@@ -90,11 +91,16 @@ pub trait OutreachRepository: Send + Sync + 'static {
         respondent: RespondentId,
     ) -> impl Future<Output = Result<Option<(WorkspaceId, CampaignId, Recipient)>>> + Send;
 
-    /// The campaign's messages per channel, and its failure codes.
+    /// The campaign's messages per channel, its failure codes, and its recordings (overdue: not
+    /// deleted, and due before `now`).
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
-    fn outreach_counts(&self, campaign: CampaignId) -> impl Future<Output = Result<OutreachCounts>> + Send;
+    fn outreach_counts(
+        &self,
+        campaign: CampaignId,
+        now: OffsetDateTime,
+    ) -> impl Future<Output = Result<OutreachCounts>> + Send;
 
     /// The workspace's calls under way: TELEPHONY messages SENT since `since` whose call has no
     /// outcome yet.
@@ -121,6 +127,37 @@ pub trait OutreachRepository: Send + Sync + 'static {
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
     fn record_call(&self, update: &CallUpdate) -> impl Future<Output = Result<()>> + Send;
+
+    /// Keeps a recording the provider reported until it is deleted; one reported again (the
+    /// same message and reference digest) is kept once, as first reported.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn record_recording(&self, recording: &NewRecording) -> impl Future<Output = Result<()>> + Send;
+
+    /// Claims up to `limit` recordings not yet deleted, due for deletion and for their next
+    /// attempt at `now`, that no live lease holds, until `lease_until`. Concurrent claims never
+    /// return the same recording.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn claim_recordings(
+        &self,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<DueRecording>>> + Send;
+
+    /// Records what became of a claimed recording and releases it: deleted (its sealed
+    /// reference dropped, for good), or one more failed attempt and when to try again.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn finish_recording(
+        &self,
+        recording: RecordingId,
+        result: &RecordingResult,
+    ) -> impl Future<Output = Result<()>> + Send;
 }
 
 /// How messages leave the service: one adapter per channel behind one router.
@@ -143,10 +180,17 @@ pub trait MessageSender: Send + Sync + 'static {
         None
     }
 
-    /// The turn in the voice provider's markup, answers going to `action_url`; nothing without
-    /// a voice provider, which never places a call to ask about.
-    fn render_turn(&self, _turn: &VoiceTurn, _action_url: &str) -> String {
+    /// The turn in the voice provider's markup, with where the provider sends what follows it;
+    /// nothing without a voice provider, which never places a call to ask about.
+    fn render_turn(&self, _turn: &VoiceTurn, _urls: &TurnUrls) -> String {
         String::new()
+    }
+
+    /// Deletes a recording at the voice provider, by its reference. Every failure is an
+    /// outcome; without a voice provider nothing can be deleted, and the recording waits for
+    /// one.
+    fn delete_recording(&self, _reference: &str) -> impl Future<Output = RecordingDeletion> + Send {
+        std::future::ready(RecordingDeletion::Failed { code: "TELEPHONY_NOT_CONFIGURED".into() })
     }
 }
 

@@ -34,11 +34,14 @@ pub enum DigestPurpose {
     /// Audience references (`externalRef`), bound to their campaign: unique and looked up by this
     /// digest, so the reference itself is kept only sealed.
     RespondentRef,
+    /// The voice provider's references of recordings, so a reported recording is stored once
+    /// while the reference itself is kept only sealed.
+    RecordingRef,
 }
 
 impl DigestPurpose {
     /// Every purpose: a crypto adapter derives one key for each.
-    pub const ALL: [DigestPurpose; 15] = [
+    pub const ALL: [DigestPurpose; 16] = [
         DigestPurpose::ApiKey,
         DigestPurpose::IdempotencyFingerprint,
         DigestPurpose::LinkNonce,
@@ -54,6 +57,7 @@ impl DigestPurpose {
         DigestPurpose::Unsubscribe,
         DigestPurpose::ResultsPhrase,
         DigestPurpose::RespondentRef,
+        DigestPurpose::RecordingRef,
     ];
 
     pub const fn label(self) -> &'static str {
@@ -73,6 +77,7 @@ impl DigestPurpose {
             DigestPurpose::Unsubscribe => "pulse/unsubscribe-link/v1",
             DigestPurpose::ResultsPhrase => "pulse/results-phrase/v1",
             DigestPurpose::RespondentRef => "pulse/respondent-ref/v1",
+            DigestPurpose::RecordingRef => "pulse/recording-ref/v1",
         }
     }
 }

@@ -2,10 +2,10 @@
 
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
-use diesel::sql_types::{Bytea, Nullable, Text, Uuid as SqlUuid};
+use diesel::sql_types::{Bytea, Nullable, SmallInt, Text, Uuid as SqlUuid};
 use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
-use pulse_domain::campaigns::models::DeliveryChannel;
+use pulse_domain::campaigns::models::{DeliveryChannel, Register};
 use pulse_domain::ids::{CampaignId, MessageId, RespondentId, SessionId, WorkspaceId};
 use pulse_domain::outreach::models::{CallContext, CallOutcome, CallUpdate, MessageStatus};
 use pulse_domain::{Error, Result};
@@ -48,6 +48,12 @@ struct CallRow {
     session_token_sealed: Option<Vec<u8>>,
     #[diesel(sql_type = Nullable<Text>)]
     outcome: Option<String>,
+    #[diesel(sql_type = Nullable<SmallInt>)]
+    audio_retention_days: Option<i16>,
+    #[diesel(sql_type = Text)]
+    language: String,
+    #[diesel(sql_type = Text)]
+    register: String,
 }
 
 pub(super) async fn calls_under_way(store: &PgStore, workspace: WorkspaceId, since: OffsetDateTime) -> Result<u64> {
@@ -91,6 +97,10 @@ pub(super) async fn call(store: &PgStore, message: MessageId) -> Result<Option<C
             placed_call_id: row.provider_message_id,
             session: row.session_id.map(SessionId).zip(row.session_token_sealed),
             outcome,
+            audio_retention_days: row.audio_retention_days.and_then(|days| u8::try_from(days).ok()),
+            language: row.language,
+            register: Register::parse(&row.register)
+                .ok_or_else(|| Error::internal("a survey has an unknown register"))?,
         })
     })
     .transpose()

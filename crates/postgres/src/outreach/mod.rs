@@ -10,10 +10,11 @@ use diesel::sql_types::{Array, BigInt, Bool, Bytea, Integer, Nullable, SmallInt,
 use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
 use pulse_domain::campaigns::models::{DeliveryChannel, Register, StoredRef};
-use pulse_domain::ids::{CampaignId, MessageId, RespondentId, SessionId, WorkspaceId};
+use pulse_domain::ids::{CampaignId, MessageId, RecordingId, RespondentId, SessionId, WorkspaceId};
 use pulse_domain::outreach::models::{
-    AddressFamily, CallContext, CallUpdate, ClaimedMessage, MessageKind, MessageOutcome, MessageResult, MessageStatus,
-    MessageTally, OptOutSource, OutreachCounts, Recipient, ReminderSchedule,
+    AddressFamily, CallContext, CallUpdate, ClaimedMessage, DueRecording, MessageKind, MessageOutcome, MessageResult,
+    MessageStatus, MessageTally, NewRecording, OptOutSource, OutreachCounts, Recipient, RecordingResult,
+    ReminderSchedule,
 };
 use pulse_domain::outreach::ports::OutreachRepository;
 use pulse_domain::shared::time_zone::TimeZoneName;
@@ -28,6 +29,7 @@ use crate::store::PgStore;
 use crate::webhooks::outbox::emit_events;
 
 mod calls;
+mod recordings;
 
 const PLAN_INVITATIONS: &str = "INSERT INTO outreach_messages
         (id, workspace_id, campaign_id, respondent_id, channel, kind, sequence, status, due_at, created_at, updated_at)
@@ -370,7 +372,7 @@ impl OutreachRepository for PgStore {
         }))
     }
 
-    async fn outreach_counts(&self, campaign: CampaignId) -> Result<OutreachCounts> {
+    async fn outreach_counts(&self, campaign: CampaignId, now: OffsetDateTime) -> Result<OutreachCounts> {
         let rows: Vec<(String, String, Option<String>, i64)> = outreach_messages::table
             .filter(outreach_messages::campaign_id.eq(campaign.0))
             .group_by((outreach_messages::channel, outreach_messages::status, outreach_messages::reason))
@@ -390,7 +392,9 @@ impl OutreachRepository for PgStore {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(OutreachCounts::of(&tallies))
+        let mut counts = OutreachCounts::of(&tallies);
+        counts.recordings = recordings::counts(self, campaign, now).await?;
+        Ok(counts)
     }
 
     async fn calls_under_way(&self, workspace: WorkspaceId, since: OffsetDateTime) -> Result<u64> {
@@ -403,5 +407,22 @@ impl OutreachRepository for PgStore {
 
     async fn record_call(&self, update: &CallUpdate) -> Result<()> {
         calls::record_call(self, update).await
+    }
+
+    async fn record_recording(&self, recording: &NewRecording) -> Result<()> {
+        recordings::record(self, recording).await
+    }
+
+    async fn claim_recordings(
+        &self,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<DueRecording>> {
+        recordings::claim(self, now, lease_until, limit).await
+    }
+
+    async fn finish_recording(&self, recording: RecordingId, result: &RecordingResult) -> Result<()> {
+        recordings::finish(self, recording, result).await
     }
 }

@@ -380,6 +380,8 @@ macro_rules! contract_suite {
                 opt_outs_belong_to_a_workspace_and_are_found_by_the_address_written_to,
                 texts_wait_for_the_morning_where_the_person_is_and_email_goes_at_once,
                 a_call_keeps_its_session_and_first_outcome_and_counts_as_not_reached_when_nobody_took_it,
+                a_recording_is_kept_once_and_deleted_when_its_days_pass_or_its_person_is_erased,
+                a_claimed_recording_is_held_by_its_lease,
             }
         );
     };

@@ -2,7 +2,8 @@
 //! reminders follow the schedule and stop for people who finished; a claim is exclusive under its
 //! lease and only its holder records; a thank-you acknowledges once; opt-outs belong to a
 //! workspace and are found by the address a message went to; a call keeps the session it started
-//! and its first outcome, and a call nobody took counts as not reached.
+//! and its first outcome, and a call nobody took counts as not reached; a recording is kept once,
+//! deleted when its retention ends (at once on erasure) and tried again until it is.
 
 use futures_util::future::join;
 use pulse_domain::ErrorCode;
@@ -10,8 +11,8 @@ use pulse_domain::campaigns::models::{
     AudienceRowInput, BriefInput, CampaignOverview, DeliveryChannel, DeliveryInput, ProvisionInput,
 };
 use pulse_domain::outreach::models::{
-    AddressFamily, CallOutcome, CallUpdate, MESSAGE_CHANNELS, MessageKind, MessageOutcome, MessageResult, OptOutSource,
-    ReminderSchedule, SendOutcome,
+    AddressFamily, AnswerRecording, CallOutcome, CallUpdate, MESSAGE_CHANNELS, MessageKind, MessageOutcome,
+    MessageResult, OptOutSource, RECORDING_LEASE, RecordingCounts, ReminderSchedule, SendOutcome,
 };
 use pulse_domain::sessions::models::{AnswerInput, StartInput, StartOutcome, Visit};
 use pulse_domain::shared::clock::Clock;
@@ -127,7 +128,7 @@ pub async fn planning_queues_each_invitation_once_on_every_channel_a_person_can_
             ("SMS", "+919876500001".to_owned()),
         ]
     );
-    let counts = w.store.outreach_counts(campaign.campaign.id).await.expect("counts");
+    let counts = w.store.outreach_counts(campaign.campaign.id, w.clock.now()).await.expect("counts");
     let email = counts.channels.iter().find(|(c, _)| *c == DeliveryChannel::Email).expect("email").1;
     assert_eq!((email.sent, email.queued, email.failed), (2, 0, 0));
 }
@@ -254,7 +255,7 @@ pub async fn opt_outs_belong_to_a_workspace_and_are_found_by_the_address_written
     let (_, _) = invited_campaign(&w, &acme, &[("a3", None, Some("+91-98765-00001"))]).await;
     let round = w.outreach.run_due().await.expect("round");
     assert_eq!((round.sent.len(), round.suppressed.len()), (0, 1), "the number that said STOP gets nothing more");
-    let counts = w.store.outreach_counts(first.campaign.id).await.expect("counts");
+    let counts = w.store.outreach_counts(first.campaign.id, w.clock.now()).await.expect("counts");
     assert!(counts.channels.iter().all(|(_, c)| c.sent == 1 && c.failed == 0), "{counts:?}");
     w.store
         .record_opt_out(other.workspace, &[9], AddressFamily::Phone, OptOutSource::Reply, w.clock.now())
@@ -281,7 +282,7 @@ pub async fn texts_wait_for_the_morning_where_the_person_is_and_email_goes_at_on
     let mut sent = addressed(&w.sender.sent());
     sent.sort();
     assert_eq!(sent, [("EMAIL", "k@example.com".to_owned()), ("SMS", "+33612345678".to_owned())]);
-    let counts = w.store.outreach_counts(campaign.campaign.id).await.expect("counts");
+    let counts = w.store.outreach_counts(campaign.campaign.id, w.clock.now()).await.expect("counts");
     let sms = counts.channels.iter().find(|(c, _)| *c == DeliveryChannel::Sms).expect("sms").1;
     assert_eq!((sms.sent, sms.queued, sms.failed), (1, 2, 0), "held texts stay queued, no attempt counted");
 
@@ -292,7 +293,7 @@ pub async fn texts_wait_for_the_morning_where_the_person_is_and_email_goes_at_on
     assert_eq!(w.outreach.run_due().await.expect("round").sent.len(), 1, "Tokyo's morning");
     w.clock.set(datetime!(2026-01-02 03:30 UTC));
     assert_eq!(w.outreach.run_due().await.expect("round").sent.len(), 1, "Kolkata's morning");
-    let sms = w.store.outreach_counts(campaign.campaign.id).await.expect("counts");
+    let sms = w.store.outreach_counts(campaign.campaign.id, w.clock.now()).await.expect("counts");
     let sms = sms.channels.iter().find(|(c, _)| *c == DeliveryChannel::Sms).expect("sms").1;
     assert_eq!((sms.sent, sms.queued), (3, 0));
 }
@@ -368,8 +369,118 @@ pub async fn a_call_keeps_its_session_and_first_outcome_and_counts_as_not_reache
 
     let busy = CallUpdate { message_id: unanswered, outcome: Some(CallOutcome::Busy), ..update(None, None) };
     w.store.record_call(&busy).await.expect("recorded");
-    let counts = w.store.outreach_counts(campaign.campaign.id).await.expect("counts");
+    let counts = w.store.outreach_counts(campaign.campaign.id, w.clock.now()).await.expect("counts");
     let phone = counts.channels.iter().find(|(c, _)| *c == DeliveryChannel::Telephony).expect("calls").1;
     assert_eq!((phone.sent, phone.not_reached), (2, 1), "a busy call was placed and not reached");
     assert_eq!(under_way(w.clock.now() - Duration::minutes(30)).await.expect("counted"), 0, "both ended");
+}
+
+pub async fn a_recording_is_kept_once_and_deleted_when_its_days_pass_or_its_person_is_erased<S: Store>(store: S) {
+    let mut w = World::new(store);
+    w.outreach = w.outreach.with_answer_recording(AnswerRecording::On);
+    let partner = w.partner("Acme").await;
+    let input = ProvisionInput {
+        brief: Some(BriefInput { intent_text: "How was the delivery today?".into(), ..BriefInput::default() }),
+        delivery: Some(DeliveryInput {
+            channels: Some(vec![DeliveryChannel::Telephony]),
+            audio_retention_days: Some(3),
+            ..DeliveryInput::default()
+        }),
+        ..ProvisionInput::default()
+    };
+    let draft = w.campaigns.provision(&partner.principal, None, input).await.expect("provisioned");
+    let rows = [("kept", "+44 7700 900101"), ("erased", "+44 7700 900102")]
+        .iter()
+        .map(|(reference, phone)| AudienceRowInput {
+            external_ref: (*reference).into(),
+            phone: Some((*phone).into()),
+            ..AudienceRowInput::default()
+        })
+        .collect();
+    w.campaigns.attach_audience(&partner.principal, None, draft.campaign.id, rows).await.expect("attached");
+    let id = draft.campaign.id;
+    w.campaigns.launch(&partner.principal, None, id).await.expect("launched");
+    assert_eq!(w.outreach.run_due().await.expect("round").sent.len(), 2);
+    let calls = w.sender.sent();
+    let call_of = |reference: &str| {
+        let last = if reference == "kept" { "101" } else { "102" };
+        calls.iter().find(|m| m.to.ends_with(last)).expect("called").id
+    };
+    let report =
+        |sid: &str| vec![("CallSid".to_owned(), "CA1".to_owned()), ("RecordingSid".to_owned(), sid.to_owned())];
+    let url = "https://pulse.example/api/v1/public/calls/m/recording";
+    let signed = Some(GENUINE_REPLY);
+    let refused = w.outreach.call_recorded(call_of("kept"), url, &report("RE1"), None).await.expect_err("unsigned");
+    assert_eq!(refused.code(), ErrorCode::Unauthenticated);
+    for _ in 0..2 {
+        w.outreach.call_recorded(call_of("kept"), url, &report("RE1"), signed).await.expect("kept");
+    }
+    w.outreach.call_recorded(call_of("erased"), url, &report("RE2"), signed).await.expect("kept");
+    w.outreach.call_recorded(call_of("erased"), url, &[], signed).await.expect("a report without a recording");
+    let recordings = async |w: &World<S>| w.store.outreach_counts(id, w.clock.now()).await.expect("counts").recordings;
+    assert_eq!(recordings(&w).await, RecordingCounts { held: 2, deleted: 0, overdue: 0 }, "one each, kept once");
+    assert!(w.outreach.delete_due_recordings().await.expect("round").deleted.is_empty(), "none due yet");
+
+    // Erasure makes the person's recording due at once.
+    assert!(w.erasures.erase_respondent(&partner.principal, None, id, "erased").await.expect("erased"));
+    assert_eq!(recordings(&w).await, RecordingCounts { held: 1, deleted: 0, overdue: 1 });
+    let round = w.outreach.delete_due_recordings().await.expect("round");
+    assert_eq!((round.deleted.len(), w.sender.deleted_recordings()), (1, vec!["RE2".to_owned()]));
+    assert_eq!(recordings(&w).await, RecordingCounts { held: 1, deleted: 1, overdue: 0 });
+
+    // Three days on, the other is due; its deletion fails once and is tried again a minute on.
+    w.clock.advance(Duration::days(3));
+    w.sender.fail_deletions(["TELEPHONY_UNAVAILABLE"]);
+    let round = w.outreach.delete_due_recordings().await.expect("round");
+    assert_eq!(round.retried.len(), 1);
+    assert_eq!(recordings(&w).await, RecordingCounts { held: 0, deleted: 1, overdue: 1 }, "a failure shows");
+    assert_eq!(w.outreach.delete_due_recordings().await.expect("round").handled(), 0, "not before its retry");
+    w.clock.advance(Duration::minutes(1));
+    assert_eq!(w.outreach.delete_due_recordings().await.expect("round").deleted.len(), 1);
+    assert_eq!(w.sender.deleted_recordings(), ["RE2", "RE1"]);
+    assert_eq!(recordings(&w).await, RecordingCounts { held: 0, deleted: 2, overdue: 0 });
+    w.clock.advance(RECORDING_LEASE + Duration::days(1));
+    assert_eq!(w.outreach.delete_due_recordings().await.expect("round").handled(), 0, "deleted is for good");
+}
+
+pub async fn a_claimed_recording_is_held_by_its_lease<S: Store>(store: S) {
+    let mut w = World::new(store);
+    w.outreach = w.outreach.with_answer_recording(AnswerRecording::On);
+    let partner = w.partner("Acme").await;
+    let input = ProvisionInput {
+        brief: Some(BriefInput { intent_text: "How was the delivery today?".into(), ..BriefInput::default() }),
+        delivery: Some(DeliveryInput { channels: Some(vec![DeliveryChannel::Telephony]), ..DeliveryInput::default() }),
+        ..ProvisionInput::default()
+    };
+    let draft = w.campaigns.provision(&partner.principal, None, input).await.expect("provisioned");
+    let row = AudienceRowInput {
+        external_ref: "a".into(),
+        phone: Some("+44 7700 900123".into()),
+        ..AudienceRowInput::default()
+    };
+    w.campaigns.attach_audience(&partner.principal, None, draft.campaign.id, vec![row]).await.expect("attached");
+    w.campaigns.launch(&partner.principal, None, draft.campaign.id).await.expect("launched");
+    w.outreach.run_due().await.expect("round");
+    let call = w.sender.sent()[0].id;
+    let report = [("RecordingSid".to_owned(), "RE9".to_owned())];
+    w.outreach.call_recorded(call, "https://pulse.example/r", &report, Some(GENUINE_REPLY)).await.expect("kept");
+    // Kept a week when the campaign does not say.
+    w.clock.advance(Duration::days(7) - Duration::seconds(1));
+    let now = w.clock.now();
+    assert!(w.store.claim_recordings(now, now + RECORDING_LEASE, 10).await.expect("claimed").is_empty());
+    w.clock.advance(Duration::seconds(1));
+    let now = w.clock.now();
+    let (one, two) = join(
+        w.store.claim_recordings(now, now + RECORDING_LEASE, 10),
+        w.store.claim_recordings(now, now + RECORDING_LEASE, 10),
+    )
+    .await;
+    let (one, two) = (one.expect("claimed"), two.expect("claimed"));
+    assert_eq!(one.len() + two.len(), 1, "one claim holds it");
+    let later = now + RECORDING_LEASE;
+    assert_eq!(
+        w.store.claim_recordings(later, later + RECORDING_LEASE, 10).await.expect("claimed").len(),
+        1,
+        "a lost lease frees it"
+    );
 }

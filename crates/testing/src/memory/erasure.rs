@@ -83,6 +83,10 @@ impl ErasureRepository for MemoryStore {
             call.provider_call_id = None;
             call.session = None;
         }
+        for recording in state.recordings.iter_mut().filter(|r| messages.contains(&r.message_id)) {
+            recording.delete_after = recording.delete_after.min(record.erased_at);
+            recording.next_attempt_at = recording.next_attempt_at.min(record.erased_at);
+        }
         for message in state.messages.iter_mut().filter(|m| m.respondent_id == id) {
             message.address_digest = None;
             message.provider_message_id = None;

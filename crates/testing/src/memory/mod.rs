@@ -88,6 +88,7 @@ struct State {
     messages: Vec<outreach::MessageRow>,
     opt_outs: Vec<outreach::OptOutRow>,
     calls: Vec<outreach::CallRow>,
+    recordings: Vec<outreach::RecordingRow>,
 }
 
 #[derive(Clone, Debug)]

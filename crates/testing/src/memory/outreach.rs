@@ -3,10 +3,11 @@
 
 use pulse_domain::campaigns::models::{CampaignStatus, DeliveryChannel, StoredRef};
 use pulse_domain::error::{Error, Result};
-use pulse_domain::ids::{CampaignId, MessageId, RespondentId, SessionId, WorkspaceId};
+use pulse_domain::ids::{CampaignId, MessageId, RecordingId, RespondentId, SessionId, WorkspaceId};
 use pulse_domain::outreach::models::{
-    AddressFamily, CallContext, CallOutcome, CallUpdate, ClaimedMessage, MessageKind, MessageOutcome, MessageResult,
-    MessageStatus, MessageTally, OptOutSource, OutreachCounts, Recipient, ReminderSchedule,
+    AddressFamily, CallContext, CallOutcome, CallUpdate, ClaimedMessage, DueRecording, MessageKind, MessageOutcome,
+    MessageResult, MessageStatus, MessageTally, NewRecording, OptOutSource, OutreachCounts, Recipient, RecordingCounts,
+    RecordingResult, ReminderSchedule,
 };
 use pulse_domain::outreach::ports::OutreachRepository;
 use pulse_domain::sessions::models::SessionStatus;
@@ -42,6 +43,22 @@ pub(super) struct CallRow {
     /// The session's id with its sealed token; gone with the token on erasure.
     pub(super) session: Option<(SessionId, Vec<u8>)>,
     outcome: Option<CallOutcome>,
+}
+
+/// A recording at the voice provider, until it is confirmed deleted.
+#[derive(Clone, Debug)]
+pub(super) struct RecordingRow {
+    pub(super) id: RecordingId,
+    pub(super) message_id: MessageId,
+    campaign_id: CampaignId,
+    reference_digest: Vec<u8>,
+    /// Dropped once deleted.
+    reference_sealed: Option<Vec<u8>>,
+    pub(super) delete_after: OffsetDateTime,
+    deleted_at: Option<OffsetDateTime>,
+    attempts: u32,
+    pub(super) next_attempt_at: OffsetDateTime,
+    claimed_until: Option<OffsetDateTime>,
 }
 
 #[derive(Clone, Debug)]
@@ -112,8 +129,8 @@ impl State {
 }
 
 impl State {
-    /// A campaign's messages per channel and its failure codes.
-    pub(super) fn outreach_counts(&self, campaign: CampaignId) -> OutreachCounts {
+    /// A campaign's messages per channel, its failure codes and its recordings.
+    pub(super) fn outreach_counts(&self, campaign: CampaignId, now: OffsetDateTime) -> OutreachCounts {
         let mut tallies: Vec<MessageTally> = Vec::new();
         for message in self.messages.iter().filter(|m| m.campaign_id == campaign) {
             let same = |t: &&mut MessageTally| {
@@ -129,7 +146,18 @@ impl State {
                 }),
             }
         }
-        OutreachCounts::of(&tallies)
+        let mut counts = OutreachCounts::of(&tallies);
+        let mut recordings = RecordingCounts::default();
+        for recording in self.recordings.iter().filter(|r| r.campaign_id == campaign) {
+            let count = match recording.deleted_at {
+                Some(_) => &mut recordings.deleted,
+                None if recording.delete_after <= now => &mut recordings.overdue,
+                None => &mut recordings.held,
+            };
+            *count += 1;
+        }
+        counts.recordings = recordings;
+        counts
     }
 }
 
@@ -379,8 +407,8 @@ impl OutreachRepository for MemoryStore {
         Ok(Some((campaign.workspace_id, campaign.id, recipient(row))))
     }
 
-    async fn outreach_counts(&self, campaign: CampaignId) -> Result<OutreachCounts> {
-        Ok(self.state().outreach_counts(campaign))
+    async fn outreach_counts(&self, campaign: CampaignId, now: OffsetDateTime) -> Result<OutreachCounts> {
+        Ok(self.state().outreach_counts(campaign, now))
     }
 
     async fn calls_under_way(&self, workspace: WorkspaceId, since: OffsetDateTime) -> Result<u64> {
@@ -413,6 +441,7 @@ impl OutreachRepository for MemoryStore {
         else {
             return Ok(None);
         };
+        let Some(survey) = state.surveys.get(&campaign.survey_id) else { return Ok(None) };
         let call = state.calls.iter().find(|c| c.message_id == message);
         Ok(Some(CallContext {
             message_id: message,
@@ -425,6 +454,9 @@ impl OutreachRepository for MemoryStore {
             placed_call_id: row.provider_message_id.clone(),
             session: call.and_then(|c| c.session.clone()),
             outcome: call.and_then(|c| c.outcome),
+            audio_retention_days: campaign.delivery.audio_retention_days,
+            language: survey.default_language().as_str().to_owned(),
+            register: survey.register,
         }))
     }
 
@@ -461,6 +493,73 @@ impl OutreachRepository for MemoryStore {
         }
         if let Some(event) = &update.acknowledged {
             state.emit(event.clone());
+        }
+        Ok(())
+    }
+
+    async fn record_recording(&self, recording: &NewRecording) -> Result<()> {
+        let mut state = self.state();
+        let known = state
+            .recordings
+            .iter()
+            .any(|r| r.message_id == recording.message_id && r.reference_digest == recording.reference_digest);
+        if !known {
+            state.recordings.push(RecordingRow {
+                id: recording.id,
+                message_id: recording.message_id,
+                campaign_id: recording.campaign_id,
+                reference_digest: recording.reference_digest.clone(),
+                reference_sealed: Some(recording.reference_sealed.clone()),
+                delete_after: recording.delete_after,
+                deleted_at: None,
+                attempts: 0,
+                next_attempt_at: recording.delete_after,
+                claimed_until: None,
+            });
+        }
+        Ok(())
+    }
+
+    async fn claim_recordings(
+        &self,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<DueRecording>> {
+        let mut state = self.state();
+        let mut due: Vec<&mut RecordingRow> = state
+            .recordings
+            .iter_mut()
+            .filter(|r| r.deleted_at.is_none() && r.delete_after <= now && r.next_attempt_at <= now)
+            .filter(|r| r.claimed_until.is_none_or(|until| until <= now))
+            .collect();
+        due.sort_by_key(|r| r.next_attempt_at);
+        Ok(due
+            .into_iter()
+            .take(limit as usize)
+            .filter_map(|row| {
+                row.claimed_until = Some(lease_until);
+                let reference_sealed = row.reference_sealed.clone()?;
+                Some(DueRecording { id: row.id, reference_sealed, attempts: row.attempts })
+            })
+            .collect())
+    }
+
+    async fn finish_recording(&self, recording: RecordingId, result: &RecordingResult) -> Result<()> {
+        let mut state = self.state();
+        let Some(row) = state.recordings.iter_mut().find(|r| r.id == recording && r.deleted_at.is_none()) else {
+            return Ok(());
+        };
+        row.claimed_until = None;
+        match result {
+            RecordingResult::Deleted { at } => {
+                row.deleted_at = Some(*at);
+                row.reference_sealed = None;
+            }
+            RecordingResult::Retry { next_at, .. } => {
+                row.attempts = row.attempts.saturating_add(1);
+                row.next_attempt_at = *next_at;
+            }
         }
         Ok(())
     }

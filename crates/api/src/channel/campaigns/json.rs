@@ -331,6 +331,22 @@ pub struct CountsBody {
     /// Why messages failed for good: provider failure classes with their counts, most frequent
     /// first; never an address.
     pub message_failures: Vec<MessageFailureBody>,
+    pub recordings: RecordingCountsBody,
+}
+
+/// Recordings of spoken answers at the voice provider (TELEPHONY, when the operator records
+/// them); all 0 otherwise.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordingCountsBody {
+    /// At the provider, within the campaign's `audioRetentionDays`.
+    pub held: u64,
+    /// Deleted at the provider, as it confirmed.
+    pub deleted: u64,
+    /// Past their retention (or their respondent erased) and not yet confirmed deleted: the
+    /// worker tries again until the provider confirms, and a count that stays above 0 is a
+    /// failure to look at.
+    pub overdue: u64,
 }
 
 /// The messages of one channel, by what became of them.
@@ -446,6 +462,11 @@ impl CampaignBody {
                     .iter()
                     .map(|(code, count)| MessageFailureBody { code: code.clone(), count: *count })
                     .collect(),
+                recordings: RecordingCountsBody {
+                    held: messages.recordings.held,
+                    deleted: messages.recordings.deleted,
+                    overdue: messages.recordings.overdue,
+                },
             },
             anonymity_floor: c.anonymity_floor,
             quality: QualityRequest::from(&c.quality),

@@ -198,7 +198,7 @@ where
         principal.require_any_scope(&[Scope::PROVISION, Scope::RESULTS])?;
         let workspace = principal.resolve_workspace(workspace_header)?;
         let overview = self.repo.campaign_overview(workspace, id).await?.ok_or_else(|| Error::not_found("campaign"))?;
-        let messages = self.repo.outreach_counts(id).await?;
+        let messages = self.repo.outreach_counts(id, self.clock.now()).await?;
         Ok(CampaignView { overview, messages })
     }
 

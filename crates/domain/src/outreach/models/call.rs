@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 
 use crate::campaigns::models::{DeliveryChannel, LanguageTag, QuestionKind, Register, Survey};
+use crate::error::Error;
 use crate::ids::{CampaignId, MessageId, SessionId, WorkspaceId};
 use crate::outreach::models::{
     NOT_REACHED, Recipient, Thanked, is_stop, is_yes, say, spoken_number, voice_locale, voice_phrases,
@@ -87,6 +88,8 @@ pub struct CallReport {
     /// Answered by a machine (voicemail, a fax), not a person.
     pub machine: bool,
     pub status: Option<CallStatus>,
+    /// The provider's reference of a recording it reports as made.
+    pub recording: Option<String>,
 }
 
 impl std::fmt::Debug for CallReport {
@@ -96,6 +99,7 @@ impl std::fmt::Debug for CallReport {
             .field("has_speech", &self.speech.is_some())
             .field("machine", &self.machine)
             .field("status", &self.status)
+            .field("has_recording", &self.recording.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -107,13 +111,48 @@ pub struct VoiceTurn {
     pub locale: &'static str,
     pub say: Vec<String>,
     pub listen: Option<Listen>,
+    /// The recording of the answer to the step before, ended before anything is said.
+    pub stop_recording: Option<CallStep>,
+    /// Records the callee (only them) from before this turn's words until the next turn, named
+    /// by the step it answers.
+    pub record: Option<CallStep>,
 }
 
 impl VoiceTurn {
     /// Nothing said, the line hung up: what a machine gets.
     pub const fn hang_up() -> Self {
-        Self { locale: "en-US", say: Vec::new(), listen: None }
+        Self { locale: "en-US", say: Vec::new(), listen: None, stop_recording: None, record: None }
     }
+}
+
+/// What to answer the provider with, and the failure it stands in for: a callee hears a
+/// goodbye, never the provider's "application error", and the failure is logged.
+#[derive(Debug)]
+pub struct CallReply {
+    /// The next turn, in the provider's markup.
+    pub markup: String,
+    pub failure: Option<Error>,
+}
+
+/// Said when Pulse cannot go on with a call (a fault on its side): an apology in the call's
+/// language, then the line hung up.
+pub fn interrupted_call(language: &str, register: Register) -> VoiceTurn {
+    VoiceTurn {
+        locale: voice_locale(language),
+        say: vec![voice_phrases(language, register).interrupted.to_owned()],
+        listen: None,
+        stop_recording: None,
+        record: None,
+    }
+}
+
+/// Where the provider sends what follows a turn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnUrls {
+    /// The keys or words the turn listens for.
+    pub action: String,
+    /// The report of a recording the turn starts.
+    pub recording: String,
 }
 
 /// What the caller may answer with, and the step the answer is for.
@@ -212,6 +251,11 @@ pub struct CallContext {
     /// The session the call started, with its token sealed to the call.
     pub session: Option<(SessionId, Vec<u8>)>,
     pub outcome: Option<CallOutcome>,
+    /// The campaign's `audioRetentionDays`.
+    pub audio_retention_days: Option<u8>,
+    /// The survey's first language and its register: the call's.
+    pub language: String,
+    pub register: Register,
 }
 
 impl CallContext {
@@ -251,15 +295,39 @@ pub struct CallScript<'a> {
     register: Register,
     sender: &'a str,
     campaign: &'a str,
+    /// Days spoken answers are kept at the provider, when they are recorded.
+    recorded_for_days: Option<u8>,
 }
 
 impl<'a> CallScript<'a> {
     pub fn new(survey: &'a Survey, language: &'a LanguageTag, sender: &'a str, campaign: &'a str) -> Self {
-        Self { survey, language, register: survey.register, sender, campaign }
+        Self { survey, language, register: survey.register, sender, campaign, recorded_for_days: None }
+    }
+
+    /// Spoken answers are recorded and kept `days`: the greeting says so before asking consent.
+    #[must_use]
+    pub fn recorded_for(mut self, days: u8) -> Self {
+        self.recorded_for_days = Some(days);
+        self
+    }
+
+    pub fn survey(&self) -> &'a Survey {
+        self.survey
+    }
+
+    pub fn language(&self) -> &'a LanguageTag {
+        self.language
+    }
+
+    /// Whether the answer to question `index` is recorded: answers in words are, when the
+    /// operator records them.
+    pub fn records_answer(&self, index: u8) -> bool {
+        self.recorded_for_days.is_some()
+            && self.survey.questions.get(usize::from(index)).is_some_and(|q| matches!(q.kind, QuestionKind::Text))
     }
 
     fn turn(&self, say: Vec<String>, listen: Option<Listen>) -> VoiceTurn {
-        VoiceTurn { locale: voice_locale(self.language.as_str()), say, listen }
+        VoiceTurn { locale: voice_locale(self.language.as_str()), say, listen, stop_recording: None, record: None }
     }
 
     fn phrase(&self, template: &str) -> String {
@@ -275,7 +343,12 @@ impl<'a> CallScript<'a> {
     pub fn greeting(&self) -> VoiceTurn {
         let phrases = self.phrases();
         let listen = Listen { keys: 1, speech: true, next: CallStep::Consent };
-        self.turn(vec![self.phrase(phrases.greeting), self.phrase(phrases.consent)], Some(listen))
+        let mut said = vec![self.phrase(phrases.greeting)];
+        if let Some(days) = self.recorded_for_days {
+            said.push(say(phrases.recorded, &[("days", &days.to_string())]));
+        }
+        said.push(self.phrase(phrases.consent));
+        self.turn(said, Some(listen))
     }
 
     /// Reads the answer to the greeting: a key, or words.
@@ -317,7 +390,9 @@ impl<'a> CallScript<'a> {
                 Listen { keys: 0, speech: true, next }
             }
         };
-        Some(self.turn(said, Some(listen)))
+        let mut turn = self.turn(said, Some(listen));
+        turn.record = self.records_answer(index).then_some(next);
+        Some(turn)
     }
 
     /// The answer the caller gave to question `index`, as the page would send it; `None` when
@@ -418,6 +493,9 @@ mod tests {
             placed_call_id: placed.map(str::to_owned),
             session: None,
             outcome: None,
+            audio_retention_days: None,
+            language: "en".into(),
+            register: Register::Formal,
         };
         let asked = |sid: Option<&str>| CallReport { call_id: sid.map(str::to_owned), ..CallReport::default() };
         assert!(call(Some("CA1")).placed_as(&asked(Some("CA1"))));

@@ -2,11 +2,13 @@
 
 mod call;
 mod quiet;
+mod recording;
 mod voice;
 mod wording;
 
 pub use call::*;
 pub use quiet::*;
+pub use recording::*;
 pub use voice::*;
 pub use wording::*;
 
@@ -501,6 +503,8 @@ pub struct OutreachCounts {
     pub channels: Vec<(DeliveryChannel, ChannelCounts)>,
     /// Failure codes with how many messages failed with each, most frequent first.
     pub failures: Vec<(String, u64)>,
+    /// Recordings of spoken answers at the voice provider.
+    pub recordings: RecordingCounts,
 }
 
 /// Messages of one campaign grouped by channel, status and reason, as the store counts them.

@@ -10,7 +10,7 @@ use crate::campaigns::models::Register;
 
 /// What is said on a call, in one language and register. Slots: `{sender}` (the workspace's display
 /// name), `{campaign}` (the campaign's name), `{count}` (number of questions), `{min}`, `{max}` (a
-/// rating scale's ends).
+/// rating scale's ends), `{days}` (how long recordings are kept).
 #[derive(Debug, PartialEq, Eq)]
 pub struct VoicePhrases {
     /// Opens the call: who asks, and about what (`{sender}`, `{campaign}`).
@@ -18,6 +18,9 @@ pub struct VoicePhrases {
     /// How long it is (`{count}`), how to begin (1 or yes) and how never to be called again (9 or
     /// stop).
     pub consent: &'static str,
+    /// Said before the consent question when the operator records spoken answers: that the
+    /// answers given aloud are recorded, and the recordings deleted after `{days}` days.
+    pub recorded: &'static str,
     /// Asks for a rating (`{min}`, `{max}`).
     pub rating: &'static str,
     /// Follows an answer that was not a number on the scale (`{min}`, `{max}`).
@@ -32,6 +35,8 @@ pub struct VoicePhrases {
     pub declined: &'static str,
     /// Ends the call after a request to stop (`{sender}`).
     pub stopped: &'static str,
+    /// Ends a call Pulse cannot go on with (a fault on its side), before the line is hung up.
+    pub interrupted: &'static str,
 }
 
 /// The phrases of `language` (a BCP 47 tag; primary subtag decides, English otherwise) in
@@ -456,6 +461,7 @@ static ENGLISH: Language = Language {
 static EN_FORMAL: VoicePhrases = VoicePhrases {
     greeting: "Hello, this is an automated call from {sender} with a short survey about {campaign}.",
     consent: "It has {count} questions and takes only a few minutes. To begin, press 1 or say yes. To never be called again, press 9 or say stop.",
+    recorded: "Please note that your spoken answers are recorded, and the recordings are deleted after {days} days.",
     rating: "Please press or say a number from {min} to {max}.",
     invalid: "Sorry, that was not a number from {min} to {max}.",
     speak: "Please answer in a few words after the tone, then stay silent.",
@@ -463,11 +469,13 @@ static EN_FORMAL: VoicePhrases = VoicePhrases {
     thanks: "Thank you for your answers; they are valuable to {sender}. Goodbye.",
     declined: "No problem. Thank you, and goodbye.",
     stopped: "Understood. You will not be called again about surveys from {sender}. Goodbye.",
+    interrupted: "We are sorry, but we cannot continue this call right now. Goodbye.",
 };
 
 static EN_INFORMAL: VoicePhrases = VoicePhrases {
     greeting: "Hi, this is an automated call from {sender} with a quick survey about {campaign}.",
     consent: "It's just {count} questions and only takes a few minutes. To start, press 1 or say yes. If you'd rather we never call again, press 9 or say stop.",
+    recorded: "Just so you know, your spoken answers are recorded, and we delete the recordings after {days} days.",
     rating: "Press or say a number from {min} to {max}.",
     invalid: "Sorry, that wasn't a number from {min} to {max}.",
     speak: "Just answer in a few words after the tone, then stay quiet.",
@@ -475,6 +483,7 @@ static EN_INFORMAL: VoicePhrases = VoicePhrases {
     thanks: "Thanks so much for your answers! {sender} really appreciates it. Bye!",
     declined: "No problem at all. Bye!",
     stopped: "Got it. {sender} won't call you about surveys again. Bye!",
+    interrupted: "Sorry, we can't continue this call right now. Bye!",
 };
 
 // French: vous and tu. "de {sender}" would need an elision before a vowel ("d’Acme"), and an
@@ -559,6 +568,7 @@ static FRENCH: Language = Language {
 static FR_FORMAL: VoicePhrases = VoicePhrases {
     greeting: "Bonjour, ceci est un appel automatique. {sender} vous propose un court questionnaire sur {campaign}.",
     consent: "Il comporte {count} questions et ne prend que quelques minutes. Pour commencer, appuyez sur 1 ou dites oui. Pour ne plus recevoir d’appels, appuyez sur 9 ou dites stop.",
+    recorded: "Vos réponses orales sont enregistrées et les enregistrements sont supprimés au bout de {days} jours.",
     rating: "Veuillez taper ou dire un nombre de {min} à {max}.",
     invalid: "Pardon, ce n’était pas un nombre de {min} à {max}.",
     speak: "Veuillez répondre en quelques mots après le bip, puis marquer une pause.",
@@ -566,11 +576,13 @@ static FR_FORMAL: VoicePhrases = VoicePhrases {
     thanks: "Merci pour vos réponses, elles sont précieuses pour {sender}. Au revoir.",
     declined: "Entendu, merci. Au revoir.",
     stopped: "C’est noté. {sender} ne vous appellera plus pour des questionnaires. Au revoir.",
+    interrupted: "Veuillez nous excuser, nous ne pouvons pas poursuivre cet appel pour le moment. Au revoir.",
 };
 
 static FR_INFORMAL: VoicePhrases = VoicePhrases {
     greeting: "Bonjour, c’est un appel automatique. {sender} te propose un petit questionnaire sur {campaign}.",
     consent: "Il y a {count} questions, ça ne prend que quelques minutes. Pour commencer, appuie sur 1 ou dis oui. Pour ne plus recevoir d’appels, appuie sur 9 ou dis stop.",
+    recorded: "Tes réponses orales sont enregistrées et on supprime les enregistrements au bout de {days} jours.",
     rating: "Tape ou dis un nombre de {min} à {max}.",
     invalid: "Oups, ce n’était pas un nombre de {min} à {max}.",
     speak: "Réponds en quelques mots après le bip, puis fais une petite pause.",
@@ -578,6 +590,7 @@ static FR_INFORMAL: VoicePhrases = VoicePhrases {
     thanks: "Merci pour tes réponses, elles comptent beaucoup pour {sender}. Au revoir.",
     declined: "Pas de souci. Au revoir.",
     stopped: "C’est noté. {sender} ne t’appellera plus pour des questionnaires. Au revoir.",
+    interrupted: "Désolé, on ne peut pas continuer l’appel pour le moment. Au revoir.",
 };
 
 // Spanish: usted and tú. "Marcar" is the keypad verb on both sides of the Atlantic; "basta" is the
@@ -662,6 +675,7 @@ static SPANISH: Language = Language {
 static ES_FORMAL: VoicePhrases = VoicePhrases {
     greeting: "Hola, esta es una llamada automática de {sender} con una breve encuesta sobre {campaign}.",
     consent: "Son {count} preguntas y solo le llevará unos minutos. Para empezar, marque 1 o diga sí. Si no desea recibir más llamadas, marque 9 o diga basta.",
+    recorded: "Le informamos de que sus respuestas de voz se graban y las grabaciones se eliminan a los {days} días.",
     rating: "Por favor, marque o diga un número del {min} al {max}.",
     invalid: "Disculpe, ese no es un número del {min} al {max}.",
     speak: "Responda en pocas palabras después del tono y luego guarde silencio.",
@@ -669,11 +683,13 @@ static ES_FORMAL: VoicePhrases = VoicePhrases {
     thanks: "Muchas gracias por sus respuestas, son muy valiosas para {sender}. Adiós.",
     declined: "Entendido, muchas gracias. Adiós.",
     stopped: "Entendido. {sender} no volverá a llamarle para encuestas. Adiós.",
+    interrupted: "Disculpe, en este momento no podemos continuar con esta llamada. Adiós.",
 };
 
 static ES_INFORMAL: VoicePhrases = VoicePhrases {
     greeting: "Hola, esta es una llamada automática de {sender} con una encuesta rápida sobre {campaign}.",
     consent: "Son {count} preguntas y solo te llevará unos minutos. Para empezar, marca 1 o di sí. Si no quieres recibir más llamadas, marca 9 o di basta.",
+    recorded: "Ten en cuenta que tus respuestas de voz se graban y las grabaciones se borran a los {days} días.",
     rating: "Marca o di un número del {min} al {max}.",
     invalid: "Perdona, ese no es un número del {min} al {max}.",
     speak: "Responde en pocas palabras después del tono y luego quédate en silencio.",
@@ -681,6 +697,7 @@ static ES_INFORMAL: VoicePhrases = VoicePhrases {
     thanks: "¡Muchas gracias por tus respuestas! Son muy valiosas para {sender}. ¡Adiós!",
     declined: "No pasa nada. ¡Adiós!",
     stopped: "Entendido. {sender} no volverá a llamarte para encuestas. ¡Adiós!",
+    interrupted: "Perdona, ahora mismo no podemos seguir con la llamada. ¡Adiós!",
 };
 
 // German: Sie and du. "Auf Wiederhören" is the goodbye of a phone call.
@@ -764,6 +781,7 @@ static GERMAN: Language = Language {
 static DE_FORMAL: VoicePhrases = VoicePhrases {
     greeting: "Guten Tag, dies ist ein automatischer Anruf von {sender} mit einer kurzen Umfrage zum Thema {campaign}.",
     consent: "Die Umfrage hat {count} Fragen und dauert nur wenige Minuten. Drücken Sie zum Start die 1 oder sagen Sie Ja. Möchten Sie nicht mehr angerufen werden, drücken Sie die 9 oder sagen Sie Stopp.",
+    recorded: "Ihre gesprochenen Antworten werden aufgezeichnet und die Aufnahmen nach {days} Tagen gelöscht.",
     rating: "Bitte sagen oder tippen Sie eine Zahl von {min} bis {max}.",
     invalid: "Entschuldigung, das war keine Zahl von {min} bis {max}.",
     speak: "Bitte antworten Sie nach dem Signalton in wenigen Worten und bleiben Sie danach kurz still.",
@@ -771,11 +789,13 @@ static DE_FORMAL: VoicePhrases = VoicePhrases {
     thanks: "Vielen Dank für Ihre Antworten, sie helfen {sender} sehr. Auf Wiederhören.",
     declined: "Kein Problem, vielen Dank. Auf Wiederhören.",
     stopped: "Verstanden. {sender} wird Sie nicht mehr wegen Umfragen anrufen. Auf Wiederhören.",
+    interrupted: "Es tut uns leid, aber wir können diesen Anruf im Moment nicht fortsetzen. Auf Wiederhören.",
 };
 
 static DE_INFORMAL: VoicePhrases = VoicePhrases {
     greeting: "Hallo, das ist ein automatischer Anruf von {sender} mit einer kurzen Umfrage zum Thema {campaign}.",
     consent: "Die Umfrage hat {count} Fragen und dauert nur ein paar Minuten. Zum Starten drück die 1 oder sag Ja. Wenn du nicht mehr angerufen werden möchtest, drück die 9 oder sag Stopp.",
+    recorded: "Kurz zur Info: Deine gesprochenen Antworten werden aufgezeichnet, die Aufnahmen löschen wir nach {days} Tagen.",
     rating: "Sag oder tippe eine Zahl von {min} bis {max}.",
     invalid: "Das war leider keine Zahl von {min} bis {max}.",
     speak: "Antworte nach dem Signalton in ein paar Worten und sei danach kurz still.",
@@ -783,6 +803,7 @@ static DE_INFORMAL: VoicePhrases = VoicePhrases {
     thanks: "Danke für deine Antworten! Damit hilfst du {sender} sehr. Tschüss!",
     declined: "Kein Problem. Tschüss!",
     stopped: "Alles klar. {sender} ruft dich nicht mehr wegen Umfragen an. Tschüss!",
+    interrupted: "Tut uns leid, wir können den Anruf gerade nicht fortsetzen. Tschüss!",
 };
 
 // Portuguese, for Brazil and Portugal alike, as in the messages: both registers use the third-person
@@ -875,6 +896,7 @@ static PORTUGUESE: Language = Language {
 static PT_FORMAL: VoicePhrases = VoicePhrases {
     greeting: "Olá, esta é uma chamada automática de {sender}, com um breve questionário sobre {campaign}.",
     consent: "São {count} perguntas e leva apenas alguns minutos. Para começar, pressione 1 ou diga sim. Para não receber mais chamadas, pressione 9 ou diga parar.",
+    recorded: "Informamos que suas respostas faladas são gravadas e as gravações são excluídas após {days} dias.",
     rating: "Por favor, pressione ou diga um número de {min} a {max}.",
     invalid: "Desculpe, esse não é um número de {min} a {max}.",
     speak: "Responda em poucas palavras após o sinal e depois aguarde em silêncio.",
@@ -882,11 +904,13 @@ static PT_FORMAL: VoicePhrases = VoicePhrases {
     thanks: "Muito obrigado pelas respostas, são muito importantes para {sender}. Até logo.",
     declined: "Tudo bem, obrigado. Até logo.",
     stopped: "Entendido. Não receberá mais chamadas de {sender} sobre questionários. Até logo.",
+    interrupted: "Pedimos desculpas, mas não é possível continuar esta chamada no momento. Até logo.",
 };
 
 static PT_INFORMAL: VoicePhrases = VoicePhrases {
     greeting: "Olá! Esta é uma chamada automática de {sender}, com um questionário rápido sobre {campaign}.",
     consent: "São só {count} perguntas, coisa de poucos minutos. Para começar, é só pressionar 1 ou dizer sim. Se não quiser mais receber chamadas, pressione 9 ou diga parar.",
+    recorded: "Só para você saber: suas respostas faladas são gravadas, e a gente apaga as gravações depois de {days} dias.",
     rating: "É só dizer ou pressionar um número de {min} a {max}.",
     invalid: "Ops, esse não é um número de {min} a {max}.",
     speak: "Responda com poucas palavras após o sinal e depois fique em silêncio.",
@@ -894,6 +918,7 @@ static PT_INFORMAL: VoicePhrases = VoicePhrases {
     thanks: "Muito obrigado pelas respostas! Elas fazem toda a diferença para {sender}. Até mais!",
     declined: "Sem problema. Até mais!",
     stopped: "Tudo certo. Você não vai mais receber chamadas de {sender} sobre questionários. Até mais!",
+    interrupted: "Desculpa, não dá para continuar a chamada agora. Até mais!",
 };
 
 // Italian: Lei (in the modern lower-case style) and tu. "Basta" counts only alone: "basta così"
@@ -978,6 +1003,7 @@ static ITALIAN: Language = Language {
 static IT_FORMAL: VoicePhrases = VoicePhrases {
     greeting: "Buongiorno, questa è una chiamata automatica da parte di {sender} per un breve questionario su {campaign}.",
     consent: "Sono {count} domande e bastano pochi minuti. Per iniziare, prema 1 o dica sì. Per non ricevere più chiamate, prema 9 o dica stop.",
+    recorded: "Le sue risposte a voce vengono registrate e le registrazioni vengono cancellate dopo {days} giorni.",
     rating: "Prema o dica un numero da {min} a {max}.",
     invalid: "Mi scusi, non era un numero da {min} a {max}.",
     speak: "Risponda in poche parole dopo il segnale acustico, poi resti in silenzio.",
@@ -985,11 +1011,13 @@ static IT_FORMAL: VoicePhrases = VoicePhrases {
     thanks: "Grazie per le sue risposte, sono preziose per {sender}. Arrivederci.",
     declined: "Va bene, grazie. Arrivederci.",
     stopped: "D’accordo. {sender} non la chiamerà più per questionari. Arrivederci.",
+    interrupted: "Ci scusi, al momento non possiamo proseguire questa chiamata. Arrivederci.",
 };
 
 static IT_INFORMAL: VoicePhrases = VoicePhrases {
     greeting: "Ciao, questa è una chiamata automatica da parte di {sender} per un breve questionario su {campaign}.",
     consent: "Sono {count} domande e bastano pochi minuti. Per iniziare, premi 1 o di’ sì. Per non ricevere più chiamate, premi 9 o di’ stop.",
+    recorded: "Le tue risposte a voce vengono registrate e le registrazioni vengono cancellate dopo {days} giorni.",
     rating: "Premi o di’ un numero da {min} a {max}.",
     invalid: "Scusa, non era un numero da {min} a {max}.",
     speak: "Rispondi in poche parole dopo il segnale acustico, poi resta in silenzio.",
@@ -997,6 +1025,7 @@ static IT_INFORMAL: VoicePhrases = VoicePhrases {
     thanks: "Grazie per le tue risposte, sono preziose per {sender}. Ciao!",
     declined: "Nessun problema. Ciao!",
     stopped: "D’accordo. {sender} non ti chiamerà più per questionari. Ciao!",
+    interrupted: "Scusa, al momento non possiamo andare avanti con la chiamata. Ciao!",
 };
 
 // Dutch: u and je. "Ja nee" is a no.
@@ -1081,6 +1110,7 @@ static DUTCH: Language = Language {
 static NL_FORMAL: VoicePhrases = VoicePhrases {
     greeting: "Goedendag, dit is een automatische oproep van {sender} met een korte vragenlijst over {campaign}.",
     consent: "Het zijn {count} vragen en het duurt maar een paar minuten. Druk op 1 of zeg ja om te beginnen. Wilt u niet meer gebeld worden? Druk dan op 9 of zeg stop.",
+    recorded: "Uw gesproken antwoorden worden opgenomen en de opnames worden na {days} dagen verwijderd.",
     rating: "Wilt u een getal van {min} tot en met {max} zeggen of intoetsen?",
     invalid: "Helaas, dat was geen getal van {min} tot en met {max}.",
     speak: "Wilt u na de pieptoon in een paar woorden antwoorden en daarna even stil zijn?",
@@ -1088,11 +1118,13 @@ static NL_FORMAL: VoicePhrases = VoicePhrases {
     thanks: "Hartelijk dank voor uw antwoorden, ze zijn waardevol voor {sender}. Tot ziens.",
     declined: "Geen probleem, dank u wel. Tot ziens.",
     stopped: "Begrepen. {sender} belt u niet meer voor vragenlijsten. Tot ziens.",
+    interrupted: "Onze excuses, we kunnen dit gesprek op dit moment niet voortzetten. Tot ziens.",
 };
 
 static NL_INFORMAL: VoicePhrases = VoicePhrases {
     greeting: "Hoi, dit is een automatische oproep van {sender} met een korte vragenlijst over {campaign}.",
     consent: "Het zijn {count} vragen en het duurt maar een paar minuten. Druk op 1 of zeg ja om te beginnen. Wil je niet meer gebeld worden? Druk dan op 9 of zeg stop.",
+    recorded: "Goed om te weten: je gesproken antwoorden worden opgenomen en we verwijderen de opnames na {days} dagen.",
     rating: "Zeg of toets een getal van {min} tot en met {max}.",
     invalid: "Sorry, dat was geen getal van {min} tot en met {max}.",
     speak: "Antwoord na de pieptoon in een paar woorden en wees daarna even stil.",
@@ -1100,6 +1132,7 @@ static NL_INFORMAL: VoicePhrases = VoicePhrases {
     thanks: "Bedankt voor je antwoorden, {sender} heeft er veel aan. Fijne dag nog!",
     declined: "Geen probleem. Fijne dag nog!",
     stopped: "Helder. {sender} belt je niet meer voor vragenlijsten. Fijne dag nog!",
+    interrupted: "Sorry, we kunnen dit gesprek nu helaas niet voortzetten. Fijne dag nog!",
 };
 
 // Hindi: आप and तुम. As in the messages, the sender only appears where no verb agrees with its
@@ -1232,6 +1265,7 @@ static HINDI: Language = Language {
 static HI_FORMAL: VoicePhrases = VoicePhrases {
     greeting: "नमस्ते, यह {sender} की ओर से {campaign} के बारे में एक छोटे सर्वेक्षण के लिए स्वचालित कॉल है।",
     consent: "इसमें {count} प्रश्न हैं और बस कुछ मिनट लगेंगे। शुरू करने के लिए 1 दबाएँ या हाँ बोलें। अगर आपको आगे कोई कॉल नहीं चाहिए, तो 9 दबाएँ या स्टॉप बोलें।",
+    recorded: "आपके बोले गए जवाब रिकॉर्ड किए जाते हैं, और ये रिकॉर्डिंग {days} दिन बाद हटा दी जाती हैं।",
     rating: "कृपया {min} से {max} तक कोई संख्या दबाएँ या बोलें।",
     invalid: "क्षमा करें, यह {min} से {max} तक की संख्या नहीं थी।",
     speak: "कृपया बीप के बाद कुछ शब्दों में जवाब दें, फिर कुछ पल चुप रहें।",
@@ -1239,11 +1273,13 @@ static HI_FORMAL: VoicePhrases = VoicePhrases {
     thanks: "आपके जवाबों के लिए धन्यवाद। ये {sender} के लिए बहुत मूल्यवान हैं। नमस्ते।",
     declined: "कोई बात नहीं, धन्यवाद। नमस्ते।",
     stopped: "ठीक है। अब आपको {sender} की ओर से सर्वेक्षण के लिए कोई कॉल नहीं आएगी। नमस्ते।",
+    interrupted: "क्षमा करें, हम अभी यह कॉल जारी नहीं रख सकते। नमस्ते।",
 };
 
 static HI_INFORMAL: VoicePhrases = VoicePhrases {
     greeting: "नमस्ते, यह {sender} की ओर से {campaign} के बारे में एक छोटे-से सर्वे के लिए ऑटोमेटेड कॉल है।",
     consent: "इसमें {count} सवाल हैं, बस कुछ मिनट लगेंगे। शुरू करने के लिए 1 दबाओ या हाँ बोलो। अगर तुम्हें आगे कोई कॉल नहीं चाहिए, तो 9 दबाओ या स्टॉप बोलो।",
+    recorded: "तुम्हारे बोले गए जवाब रिकॉर्ड होते हैं, और ये रिकॉर्डिंग {days} दिन बाद डिलीट कर दी जाती हैं।",
     rating: "{min} से {max} तक कोई नंबर दबाओ या बोलो।",
     invalid: "माफ़ करना, यह {min} से {max} तक का नंबर नहीं था।",
     speak: "बीप के बाद कुछ शब्दों में जवाब दो, फिर थोड़ी देर चुप रहो।",
@@ -1251,6 +1287,7 @@ static HI_INFORMAL: VoicePhrases = VoicePhrases {
     thanks: "तुम्हारे जवाबों के लिए शुक्रिया! ये {sender} के लिए बहुत मायने रखते हैं। नमस्ते!",
     declined: "कोई बात नहीं। नमस्ते!",
     stopped: "ठीक है। अब तुम्हें {sender} की ओर से सर्वे के लिए कोई कॉल नहीं आएगी। नमस्ते!",
+    interrupted: "माफ़ करना, हम अभी ये कॉल आगे नहीं बढ़ा सकते। नमस्ते!",
 };
 
 #[cfg(test)]
@@ -1260,10 +1297,11 @@ mod tests {
     const REGISTERS: [Register; 2] = [Register::Formal, Register::Informal];
 
     /// Each phrase with its name and the slots it must have.
-    fn every_phrase(phrases: &VoicePhrases) -> [(&'static str, &'static str, &'static [&'static str]); 9] {
+    fn every_phrase(phrases: &VoicePhrases) -> [(&'static str, &'static str, &'static [&'static str]); 11] {
         [
             ("greeting", phrases.greeting, &["sender", "campaign"]),
             ("consent", phrases.consent, &["count"]),
+            ("recorded", phrases.recorded, &["days"]),
             ("rating", phrases.rating, &["min", "max"]),
             ("invalid", phrases.invalid, &["min", "max"]),
             ("speak", phrases.speak, &[]),
@@ -1271,12 +1309,14 @@ mod tests {
             ("thanks", phrases.thanks, &["sender"]),
             ("declined", phrases.declined, &[]),
             ("stopped", phrases.stopped, &["sender"]),
+            ("interrupted", phrases.interrupted, &[]),
         ]
     }
 
     #[test]
     fn every_language_and_register_says_everything_with_its_slots() {
-        let slots = [("sender", "Acme"), ("campaign", "Delivery"), ("count", "5"), ("min", "0"), ("max", "10")];
+        let slots =
+            [("sender", "Acme"), ("campaign", "Delivery"), ("count", "5"), ("min", "0"), ("max", "10"), ("days", "30")];
         for language in LANGUAGES {
             for register in REGISTERS {
                 let phrases = voice_phrases(language.code, register);
@@ -1286,6 +1326,8 @@ mod tests {
                     for slot in needs {
                         assert!(text.contains(&format!("{{{slot}}}")), "{which} lacks {{{slot}}}");
                     }
+                    // The retention is said once, and only where recording is announced.
+                    assert_eq!(text.matches("{days}").count(), usize::from(name == "recorded"), "{which}: {{days}}");
                     let said = say(text, &slots);
                     assert!(!said.contains('{') && !said.contains('}'), "{which}: {said}");
                     assert!(text.chars().count() <= 200, "{which} is long to hear");
@@ -1363,6 +1405,7 @@ mod tests {
             let informal = voice_phrases(language, Register::Informal);
             assert_ne!(formal, informal, "{language}");
             assert_ne!(formal.consent, informal.consent, "{language}");
+            assert_ne!(formal.recorded, informal.recorded, "{language}");
         }
         // Devanagari vowel signs are not alphanumeric, so Hindi is checked on the whole text.
         let text = |register| every_phrase(voice_phrases("hi", register)).map(|(_, text, _)| text).concat();

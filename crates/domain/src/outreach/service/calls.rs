@@ -10,8 +10,8 @@ use crate::campaigns::models::CampaignStatus;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{MessageId, SessionId};
 use crate::outreach::models::{
-    AddressFamily, CallContext, CallOutcome, CallReport, CallScript, CallStep, CallUpdate, Consent, OptOutSource,
-    VoiceTurn, is_stop,
+    AddressFamily, AnswerRecording, CallContext, CallOutcome, CallReply, CallReport, CallScript, CallStep, CallUpdate,
+    Consent, DEFAULT_AUDIO_RETENTION_DAYS, OptOutSource, TurnUrls, VoiceTurn, interrupted_call, is_stop,
 };
 use crate::outreach::ports::{CallSessions, MessageSender, OutreachRepository};
 use crate::sessions::models::{AnswerInput, StartInput, StartOutcome, Visit};
@@ -20,6 +20,8 @@ use crate::shared::crypto::Crypto;
 
 /// Where the provider sends a call's requests, under the API's public origin.
 pub const CALLS_PATH: &str = "/api/v1/public/calls";
+/// The last segment of the URL the provider reports a call's recordings at.
+pub const RECORDING_STEP: &str = "recording";
 
 impl<R, M, C, K> Outreach<R, M, C, K>
 where
@@ -34,11 +36,13 @@ where
     }
 
     /// One turn of a call: the provider asked at `step` (its request `params`, signed with
-    /// `signature`, made to `url`); the answer is what to say next, in the provider's markup.
+    /// `signature`, made to `url`); the answer is what to say next, in the provider's markup. A
+    /// turn that fails once the request is known to be the provider's is answered with an apology
+    /// and the line hung up, the failure beside it.
     ///
     /// # Errors
     /// `Unauthenticated` unless the provider signed the request; `NotFound` for an unknown call
-    /// or step; port errors.
+    /// or step.
     pub async fn call_turn<S: CallSessions>(
         &self,
         sessions: &S,
@@ -47,19 +51,30 @@ where
         url: &str,
         params: &[(String, String)],
         signature: Option<&str>,
-    ) -> Result<String> {
+    ) -> Result<CallReply> {
         let report = self.read_call(url, params, signature)?;
         let step = CallStep::parse(step).ok_or_else(|| Error::not_found("call step"))?;
-        let call = self.repo.call(message).await?.ok_or_else(|| Error::not_found("call"))?;
+        let call = match self.repo.call(message).await {
+            Ok(Some(call)) => call,
+            Ok(None) => return Err(Error::not_found("call")),
+            // Without the call, its language is unknown: the line is hung up without a word.
+            Err(failure) => return Ok(self.call_reply(message, &VoiceTurn::hang_up(), Some(failure))),
+        };
         // Only the call Twilio placed for the message drives it: a second call of the same
         // message (a placement retried after a lost answer) is hung up.
-        let turn = if call.outcome.is_some() || !call.placed_as(&report) {
-            VoiceTurn::hang_up()
-        } else {
-            self.turn(sessions, &call, step, &report).await?
-        };
+        if call.outcome.is_some() || !call.placed_as(&report) {
+            return Ok(self.call_reply(message, &VoiceTurn::hang_up(), None));
+        }
+        Ok(match self.turn(sessions, &call, step, &report).await {
+            Ok(turn) => self.call_reply(message, &turn, None),
+            Err(failure) => self.call_reply(message, &interrupted_call(&call.language, call.register), Some(failure)),
+        })
+    }
+
+    fn call_reply(&self, message: MessageId, turn: &VoiceTurn, failure: Option<Error>) -> CallReply {
         let action = turn.listen.map_or_else(String::new, |listen| self.call_url(message, &listen.next.segment()));
-        Ok(self.sender.render_turn(&turn, &action))
+        let urls = TurnUrls { action, recording: self.call_url(message, RECORDING_STEP) };
+        CallReply { markup: self.sender.render_turn(turn, &urls), failure }
     }
 
     /// The provider's report that a call ended: a call nobody took counts as not reached, and a
@@ -94,7 +109,12 @@ where
         self.record(&call, &report, None, Some(outcome), None).await
     }
 
-    fn read_call(&self, url: &str, params: &[(String, String)], signature: Option<&str>) -> Result<CallReport> {
+    pub(super) fn read_call(
+        &self,
+        url: &str,
+        params: &[(String, String)],
+        signature: Option<&str>,
+    ) -> Result<CallReport> {
         self.sender.read_call(url, params, signature).ok_or_else(|| {
             Error::refused(ErrorCode::Unauthenticated, "the request does not carry the voice provider's signature")
         })
@@ -109,7 +129,10 @@ where
     ) -> Result<VoiceTurn> {
         let (campaign, survey) = sessions.survey(&call.campaign_code).await?;
         let language = survey.default_language().clone();
-        let script = CallScript::new(&survey, &language, &call.workspace_name, &call.campaign_name);
+        let mut script = CallScript::new(&survey, &language, &call.workspace_name, &call.campaign_name);
+        if self.answer_recording == AnswerRecording::On {
+            script = script.recorded_for(call.audio_retention_days.unwrap_or(DEFAULT_AUDIO_RETENTION_DAYS));
+        }
         match step {
             CallStep::Answered if report.machine => {
                 self.record(call, report, None, Some(CallOutcome::Machine), None).await?;
@@ -136,39 +159,55 @@ where
                 Consent::Given => self.begin(sessions, call, report, &script, language.as_str()).await,
             },
             CallStep::Question { index, retried } => {
-                let Some((session, sealed)) = &call.session else { return Ok(VoiceTurn::hang_up()) };
-                let token = self.open_token(call, sealed)?;
-                let speech = report.speech.as_deref().unwrap_or_default();
-                if is_stop(language.as_str(), speech) {
-                    sessions.complete(&call.campaign_code, *session, &token).await?;
-                    return self.stop(call, report, &script, Some(CallOutcome::Stopped)).await;
-                }
-                let question_id = survey.questions.get(usize::from(index)).map(|q| q.id.clone());
-                let (Some(question_id), answer) = (question_id, script.answer(index, report)) else {
-                    return Ok(VoiceTurn::hang_up());
-                };
-                let before = match answer {
-                    Some(value) => {
-                        let answer = AnswerInput { question_id, value };
-                        sessions.answer(&call.campaign_code, *session, &token, vec![answer]).await?;
-                        Vec::new()
-                    }
-                    None if !retried => {
-                        let again = script.not_understood(index);
-                        return Ok(script.ask(index, true, again).unwrap_or_else(VoiceTurn::hang_up));
-                    }
-                    None => script.moving_on(),
-                };
-                let next = index.checked_add(1).and_then(|next| script.ask(next, false, before));
-                match next {
-                    Some(turn) => Ok(turn),
-                    None => {
-                        sessions.complete(&call.campaign_code, *session, &token).await?;
-                        let thanked = call.acknowledged(*session, self.clock.now());
-                        self.record(call, report, None, Some(CallOutcome::Completed), Some(thanked)).await?;
-                        Ok(script.thanks())
-                    }
-                }
+                let mut turn = self.question(sessions, call, report, &script, index, retried).await?;
+                // The answer just given was being recorded: the recording ends with it.
+                turn.stop_recording = script.records_answer(index).then_some(step);
+                Ok(turn)
+            }
+        }
+    }
+
+    /// The answer to question `index` (asked again when `retried`), and what to say next.
+    async fn question<S: CallSessions>(
+        &self,
+        sessions: &S,
+        call: &CallContext,
+        report: &CallReport,
+        script: &CallScript<'_>,
+        index: u8,
+        retried: bool,
+    ) -> Result<VoiceTurn> {
+        let Some((session, sealed)) = &call.session else { return Ok(VoiceTurn::hang_up()) };
+        let token = self.open_token(call, sealed)?;
+        let speech = report.speech.as_deref().unwrap_or_default();
+        if is_stop(script.language().as_str(), speech) {
+            sessions.complete(&call.campaign_code, *session, &token).await?;
+            return self.stop(call, report, script, Some(CallOutcome::Stopped)).await;
+        }
+        let question_id = script.survey().questions.get(usize::from(index)).map(|q| q.id.clone());
+        let (Some(question_id), answer) = (question_id, script.answer(index, report)) else {
+            return Ok(VoiceTurn::hang_up());
+        };
+        let before = match answer {
+            Some(value) => {
+                let answer = AnswerInput { question_id, value };
+                sessions.answer(&call.campaign_code, *session, &token, vec![answer]).await?;
+                Vec::new()
+            }
+            None if !retried => {
+                let again = script.not_understood(index);
+                return Ok(script.ask(index, true, again).unwrap_or_else(VoiceTurn::hang_up));
+            }
+            None => script.moving_on(),
+        };
+        let next = index.checked_add(1).and_then(|next| script.ask(next, false, before));
+        match next {
+            Some(turn) => Ok(turn),
+            None => {
+                sessions.complete(&call.campaign_code, *session, &token).await?;
+                let thanked = call.acknowledged(*session, self.clock.now());
+                self.record(call, report, None, Some(CallOutcome::Completed), Some(thanked)).await?;
+                Ok(script.thanks())
             }
         }
     }

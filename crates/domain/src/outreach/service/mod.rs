@@ -1,8 +1,9 @@
 //! What the outreach worker does each round (plan, claim, compose, send, record), and the two
 //! ways a person stops messages: the one-click link and a STOP reply. A call's turns are in
-//! `calls`.
+//! `calls`, and the recordings of their spoken answers in `recordings`.
 
 mod calls;
+mod recordings;
 
 pub use calls::CALLS_PATH;
 
@@ -13,9 +14,10 @@ use crate::campaigns::models::{DeliveryChannel, StoredRef, ref_seal_context, sea
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{CampaignId, MessageId};
 use crate::outreach::models::{
-    AddressFamily, CALL_AT_MOST, CALL_PACE_WAIT, CallRequest, ClaimedMessage, MESSAGE_BATCH, MESSAGE_CHANNELS,
-    MESSAGE_LEASE, MessageFacts, MessageKind, MessageOutcome, MessageResult, OptOutSource, OutgoingMessage, QuietHours,
-    Recipient, ReminderSchedule, SendOutcome, Suppression, UnsubscribeClaims, email, interrupts, short_text, zone_for,
+    AddressFamily, AnswerRecording, CALL_AT_MOST, CALL_PACE_WAIT, CallRequest, ClaimedMessage, MESSAGE_BATCH,
+    MESSAGE_CHANNELS, MESSAGE_LEASE, MessageFacts, MessageKind, MessageOutcome, MessageResult, OptOutSource,
+    OutgoingMessage, QuietHours, Recipient, ReminderSchedule, SendOutcome, Suppression, UnsubscribeClaims, email,
+    interrupts, short_text, zone_for,
 };
 use crate::outreach::ports::{MessageSender, OutreachRepository};
 use crate::shared::clock::Clock;
@@ -54,6 +56,7 @@ pub struct Outreach<R, M, C, K> {
     schedule: ReminderSchedule,
     quiet_hours: Option<QuietHours>,
     calls_at_once: Option<u32>,
+    answer_recording: AnswerRecording,
 }
 
 impl<R, M, C, K> Outreach<R, M, C, K>
@@ -86,6 +89,7 @@ where
             schedule,
             quiet_hours: None,
             calls_at_once: None,
+            answer_recording: AnswerRecording::Off,
         }
     }
 
@@ -94,6 +98,14 @@ where
     #[must_use]
     pub fn with_calls_at_once(mut self, calls_at_once: Option<u32>) -> Self {
         self.calls_at_once = calls_at_once;
+        self
+    }
+
+    /// Whether spoken answers are also recorded at the voice provider (and deleted after the
+    /// campaign's `audioRetentionDays`).
+    #[must_use]
+    pub fn with_answer_recording(mut self, answer_recording: AnswerRecording) -> Self {
+        self.answer_recording = answer_recording;
         self
     }
 
