@@ -314,6 +314,39 @@ async fn a_workspace_has_at_most_its_number_of_calls_under_way() {
     assert!(two.iter().all(|call| call.to != three[2].to), "the one held calls now: {three:?}");
 }
 
+/// A person who answered on the page after their call was placed is thanked when they pick up,
+/// and not asked again.
+#[tokio::test]
+async fn a_person_who_answered_on_the_page_meanwhile_is_thanked_not_asked_again() {
+    let mail = MailServer::start();
+    let provider = Receiver::start().await;
+    provider.reply(Reply::Status(201));
+    let app =
+        outreach_app_with(&mail, &provider, |settings| settings.outreach.voice_from = Some(VOICE_FROM.into())).await;
+    let partner = app.campaign_partner().await;
+    let key = &partner.key.key;
+    let brief = json!({
+        "name": "Appel",
+        "brief": {"intentText": "How was your last delivery with us?", "constraints": {"languages": ["en"]}},
+        "delivery": {"channels": ["TELEPHONY"]},
+    });
+    let campaign = app.provision(key, &brief).await.json::<Value>().await.expect("json")["campaign"].clone();
+    let rows = json!({"rows": [{"externalRef": "a", "phone": "+44 7700 900411"}]});
+    let attached: Value = app.attach_respondents(key, id_of(&campaign), &rows).await.json().await.expect("json");
+    assert_eq!(app.launch_campaign(key, id_of(&campaign)).await.status(), 200);
+    let placed = eventually("a call placed", || placed_calls(&provider).into_iter().next()).await;
+
+    let link = crate::helpers::campaigns::Link::parse(attached["rows"][0]["invitationUrl"].as_str().expect("link"));
+    let code = crate::helpers::campaigns::code_of(&campaign);
+    app.respond(code, &json!({"invitation": link.nonce().expect("a nonce")}), &[("q1", json!(5))]).await;
+
+    let caller = Caller { app: &app, call: placed, sid: "CA000000000000000000000000000000p1" };
+    let picked_up = caller.answer("human").await;
+    assert!(said(&picked_up).contains("Thank you for your answers"), "{picked_up}");
+    assert!(picked_up.contains("<Hangup/>") && action_of(&picked_up).is_none(), "nothing asked: {picked_up}");
+    assert_eq!(app.count_where("outreach_calls WHERE outcome = 'DECLINED'").await, 1);
+}
+
 /// A fault on Pulse's side in the middle of a call: the callee hears an apology in the survey's
 /// language and the line is hung up, where Twilio would otherwise say "an application error has
 /// occurred".

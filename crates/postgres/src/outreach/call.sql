@@ -3,7 +3,8 @@ SELECT m.id, m.provider_message_id, m.workspace_id, w.name AS workspace_name, c.
        r.name_sealed, r.email_sealed, r.phone_sealed, r.time_zone_sealed, r.invitation_sealed,
        k.session_id, k.session_token_sealed, k.outcome,
        (c.delivery ->> 'audioRetentionDays')::smallint AS audio_retention_days,
-       s.languages[1] AS language, s.register
+       s.languages[1] AS language, s.register,
+       EXISTS (SELECT 1 FROM sessions se WHERE se.respondent_id = r.id AND se.status = 'COMPLETED') AS finished
 FROM outreach_messages m
 JOIN campaigns c ON c.id = m.campaign_id
 JOIN surveys s ON s.id = c.survey_id

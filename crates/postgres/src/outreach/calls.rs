@@ -2,7 +2,7 @@
 
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
-use diesel::sql_types::{Bytea, Nullable, SmallInt, Text, Uuid as SqlUuid};
+use diesel::sql_types::{Bool, Bytea, Nullable, SmallInt, Text, Uuid as SqlUuid};
 use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
 use pulse_domain::campaigns::models::{DeliveryChannel, Register};
@@ -54,6 +54,8 @@ struct CallRow {
     language: String,
     #[diesel(sql_type = Text)]
     register: String,
+    #[diesel(sql_type = Bool)]
+    finished: bool,
 }
 
 pub(super) async fn calls_under_way(store: &PgStore, workspace: WorkspaceId, since: OffsetDateTime) -> Result<u64> {
@@ -101,6 +103,7 @@ pub(super) async fn call(store: &PgStore, message: MessageId) -> Result<Option<C
             language: row.language,
             register: Register::parse(&row.register)
                 .ok_or_else(|| Error::internal("a survey has an unknown register"))?,
+            finished: row.finished,
         })
     })
     .transpose()

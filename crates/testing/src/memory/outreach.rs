@@ -457,6 +457,7 @@ impl OutreachRepository for MemoryStore {
             audio_retention_days: campaign.delivery.audio_retention_days,
             language: survey.default_language().as_str().to_owned(),
             register: survey.register,
+            finished: state.finished_session(respondent.id).is_some(),
         }))
     }
 

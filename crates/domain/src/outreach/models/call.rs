@@ -256,6 +256,8 @@ pub struct CallContext {
     /// The survey's first language and its register: the call's.
     pub language: String,
     pub register: Register,
+    /// The respondent finished a session already (on the page, after the call was placed).
+    pub finished: bool,
 }
 
 impl CallContext {
@@ -496,6 +498,7 @@ mod tests {
             audio_retention_days: None,
             language: "en".into(),
             register: Register::Formal,
+            finished: false,
         };
         let asked = |sid: Option<&str>| CallReport { call_id: sid.map(str::to_owned), ..CallReport::default() };
         assert!(call(Some("CA1")).placed_as(&asked(Some("CA1"))));

@@ -142,6 +142,11 @@ where
                 self.record(call, report, None, Some(CallOutcome::Declined), None).await?;
                 Ok(VoiceTurn::hang_up())
             }
+            // They answered on the page meanwhile: thanked, and nothing asked again.
+            CallStep::Answered if call.finished => {
+                self.record(call, report, None, Some(CallOutcome::Declined), None).await?;
+                Ok(script.thanks())
+            }
             CallStep::Answered => {
                 self.record(call, report, None, None, None).await?;
                 Ok(script.greeting())
