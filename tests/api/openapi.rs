@@ -255,6 +255,7 @@ async fn the_documented_brief_languages_are_the_generators() {
         languages: vec![LanguageTag::parse("languages", tag).expect("a language tag")],
         tone: None,
         banned_topics: Vec::new(),
+        nps: false,
     };
     for code in pulse_api::openapi::BRIEF_LANGUAGES {
         let written = TemplateGenerator.generate(&brief(&format!("{}-XX", code.to_uppercase()))).await;

@@ -52,6 +52,56 @@ fn themes(results: &Value) -> Vec<&str> {
     results["themes"].as_array().expect("themes").iter().map(|t| t["theme"].as_str().expect("theme")).collect()
 }
 
+/// Twelve people rate how likely they are to recommend us, 0 to 10: five promoters (9, 10),
+/// three passives (7, 8), four detractors (0 to 6). NPS = (5 - 4) / 12 = 8.3, shown as 8.
+#[tokio::test]
+async fn an_nps_campaign_s_score_matches_a_hand_count() {
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let key = &partner.key.key;
+    let brief = json!({
+        "name": "Recommend",
+        "brief": {"intentText": "Would our customers recommend us?", "constraints": {"questionCount": 3, "nps": true}},
+    });
+    let response = app.provision(key, &brief).await;
+    assert_eq!(response.status(), 201);
+    let provisioned: Value = response.json().await.expect("json");
+    let campaign = &provisioned["campaign"];
+    let questions = &campaign["survey"]["questions"];
+    assert_eq!(questions[1]["scale"], json!({"min": 0, "max": 10}), "q2 asks on 0 to 10: {questions}");
+    assert!(questions[1]["texts"]["en"].as_str().is_some_and(|t| t.contains("recommend")), "{questions}");
+    assert_eq!(app.launch_campaign(key, id_of(campaign)).await.status(), 200);
+    let ratings = [10, 10, 10, 9, 9, 8, 8, 7, 6, 3, 0, 0];
+    for (n, recommend) in ratings.iter().enumerate() {
+        let csat = if n % 2 == 0 { 5 } else { 2 };
+        let words = "The delivery was on time and the driver was friendly.";
+        app.respond(
+            code_of(campaign),
+            &json!({}),
+            &[("q1", json!(csat)), ("q2", json!(recommend)), ("q3", json!(words))],
+        )
+        .await;
+    }
+    let results = app.analyzed_results(key, id_of(campaign), 12).await;
+    assert_eq!(
+        results["nps"],
+        json!({"score": 8, "promoters": 5, "passives": 3, "detractors": 4, "rated": 12}),
+        "{results}"
+    );
+    assert_eq!(results["csat"], json!({"score": 0.5, "satisfied": 6, "rated": 12}), "CSAT beside it");
+    assert_eq!(results["methodology"]["npsMethod"], "PROMOTERS_9_10_MINUS_DETRACTORS_0_6");
+
+    // Under the floor, as CSAT: withheld.
+    let few = app.results(key, id_of(campaign), &[("attribute", "none:such")]).await;
+    let few: Value = few.json().await.expect("json");
+    assert_eq!((&few["floorApplied"], &few["nps"]), (&json!(true), &Value::Null), "{few}");
+
+    // A campaign that did not ask: null.
+    let plain = answered_campaign(&app, &partner, &TEN).await;
+    let plain = app.analyzed_results(key, id_of(&plain), 10).await;
+    assert_eq!(plain["nps"], Value::Null);
+}
+
 #[tokio::test]
 async fn ten_respondents_give_counts_sentiment_themes_and_csat_a_reader_would_agree_with() {
     let app = spawn_app().await;
@@ -77,6 +127,7 @@ async fn ten_respondents_give_counts_sentiment_themes_and_csat_a_reader_would_ag
             "inferred",
             "methodology",
             "metrics",
+            "nps",
             "overallSentimentScore",
             "questions",
             "quotes",

@@ -32,7 +32,7 @@ mod topics;
 use std::collections::HashSet;
 
 use pulse_domain::campaigns::models::Register;
-use pulse_domain::campaigns::models::{Brief, GeneratedSurvey, LanguageTag, QuestionDraft, QuestionKind};
+use pulse_domain::campaigns::models::{Brief, GeneratedSurvey, LanguageTag, NPS, QuestionDraft, QuestionKind};
 use pulse_domain::campaigns::ports::SurveyGenerator;
 use pulse_domain::error::{Error, Result};
 
@@ -50,6 +50,10 @@ const RATING_EVERY: usize = 5;
 const RATING: QuestionKind = QuestionKind::Rating { min: 1, max: 5 };
 
 const LANGUAGES_FIELD: &str = "brief.constraints.languages";
+const NPS_FIELD: &str = "brief.constraints.nps";
+/// The extra rating that asks how likely the person is to recommend us: on 0 to 10, the NPS
+/// question.
+const RECOMMEND: usize = 0;
 const BANNED_FIELD: &str = "brief.constraints.bannedTopics";
 
 /// The built-in template generator. Offline and deterministic: the same brief always gives the
@@ -218,12 +222,22 @@ fn compose(brief: &Brief) -> Result<GeneratedSurvey> {
     };
     let title = draft.title().ok_or_else(too_few)?;
 
-    if !(0..ALTERNATIVES).any(|i| draft.add(Item::Csat(i), RATING, true)) {
+    // A one-question survey asked for NPS is that question alone.
+    let csat = count >= 2 || !brief.nps;
+    if csat && !(0..ALTERNATIVES).any(|i| draft.add(Item::Csat(i), RATING, true)) {
         return Err(too_few());
     }
+    if brief.nps && !draft.add(Item::Rating(RECOMMEND), NPS, true) {
+        return Err(Error::validation(
+            NPS_FIELD,
+            "a banned topic rules out the recommendation question; ban fewer topics or leave out nps",
+        ));
+    }
     let mut open = Pool { items: open_questions(&aspect_order(&brief.intent_text)), next: 0, kind: QuestionKind::Text };
-    let mut ratings = Pool { items: (0..RATINGS).map(Item::Rating).collect(), next: 0, kind: RATING };
-    for position in 2..=count {
+    // The recommendation question, asked already on 0 to 10, is not asked again on 1 to 5.
+    let extra_ratings = (0..RATINGS).filter(|i| !brief.nps || *i != RECOMMEND).map(Item::Rating).collect();
+    let mut ratings = Pool { items: extra_ratings, next: 0, kind: RATING };
+    for position in draft.questions.len() + 1..=count {
         let closing = count >= 3 && position == count;
         let rating_slot = position.is_multiple_of(RATING_EVERY);
         // The preferred question for the slot, then any open question, then any rating.
@@ -235,7 +249,8 @@ fn compose(brief: &Brief) -> Result<GeneratedSurvey> {
             return Err(too_few());
         }
     }
-    if count >= 2 && !draft.questions.iter().any(|q| q.kind == QuestionKind::Text) {
+    let ratings_first = 1 + usize::from(brief.nps);
+    if count > ratings_first && !draft.questions.iter().any(|q| q.kind == QuestionKind::Text) {
         return Err(too_few());
     }
     Ok(GeneratedSurvey { title, register: draft.register, questions: draft.questions })
@@ -259,6 +274,7 @@ mod tests {
             languages: languages.iter().copied().map(tag).collect(),
             tone: None,
             banned_topics: vec![],
+            nps: false,
         }
     }
 
@@ -269,6 +285,32 @@ mod tests {
     /// The texts of one language (by position in the brief), question by question.
     fn texts(survey: &GeneratedSurvey, language: usize) -> Vec<&str> {
         survey.questions.iter().map(|q| q.texts[language].1.as_str()).collect()
+    }
+
+    #[test]
+    fn a_brief_asking_for_nps_gets_the_recommendation_question_on_0_to_10_in_every_language() {
+        let codes = phrases::supported_codes();
+        let all: Vec<&str> = codes.split(", ").collect();
+        for tone in [None, Some("casual")] {
+            let asked = Brief { nps: true, tone: tone.map(str::to_owned), ..brief(&all, 12) };
+            let survey = generate(&asked).expect("survey");
+            assert_eq!(survey.questions[0].kind, RATING, "CSAT first");
+            assert_eq!(survey.questions[1].kind, NPS, "then NPS");
+            assert_eq!(survey.questions.iter().filter(|q| q.kind == NPS).count(), 1);
+            let english = &survey.questions[1].texts[0].1;
+            assert!(english.contains("recommend"), "{english}");
+            // Not asked again on 1 to 5.
+            let recommends = survey.questions.iter().filter(|q| q.texts[0].1.contains("recommend")).count();
+            assert_eq!(recommends, 1);
+        }
+        let alone = generate(&Brief { nps: true, ..brief(&["en"], 1) }).expect("survey");
+        assert_eq!(alone.questions.iter().map(|q| q.kind).collect::<Vec<_>>(), [NPS]);
+        let two = generate(&Brief { nps: true, ..brief(&["en"], 2) }).expect("survey");
+        assert_eq!(two.questions.iter().map(|q| q.kind).collect::<Vec<_>>(), [RATING, NPS]);
+        let banned = Brief { nps: true, banned_topics: vec!["friends".into()], ..brief(&["en"], 5) };
+        assert!(refusal(generate(&banned)).contains("brief.constraints.nps"));
+        let without = generate(&brief(&["en"], 12)).expect("survey");
+        assert!(without.questions.iter().all(|q| q.kind != NPS), "only when asked");
     }
 
     fn refusal(result: Result<GeneratedSurvey>) -> String {

@@ -41,6 +41,10 @@ pub struct BriefConstraints {
     #[schema(max_items = 50)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub banned_topics: Option<Vec<String>>,
+    /// Also ask the Net Promoter question, "how likely are you to recommend us", on 0 to 10
+    /// (second, after CSAT); results then give `nps`. Default false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nps: Option<bool>,
 }
 
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -62,6 +66,7 @@ impl From<BriefRequest> for BriefInput {
             languages: c.languages,
             tone: c.tone,
             banned_topics: c.banned_topics,
+            nps: c.nps,
         }
     }
 }

@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 
 use pulse_domain::analysis::models::ModelInfo;
-use pulse_domain::results::models::{CSAT_METHOD, CampaignResults, LabelCount, SENTIMENT_THRESHOLD, ThemeCount};
+use pulse_domain::results::models::{
+    CSAT_METHOD, CampaignResults, LabelCount, NPS_METHOD, SENTIMENT_THRESHOLD, ThemeCount,
+};
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
@@ -60,6 +62,22 @@ pub struct CsatBody {
     pub rated: u64,
 }
 
+/// The Net Promoter Score of 0 to 10 recommendation ratings.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NpsBody {
+    /// Promoters' share minus detractors', in whole points from -100 to 100.
+    #[schema(minimum = -100, maximum = 100, example = 25)]
+    pub score: i64,
+    /// Ratings of 9 or 10.
+    pub promoters: u64,
+    /// Ratings of 7 or 8.
+    pub passives: u64,
+    /// Ratings of 0 to 6.
+    pub detractors: u64,
+    pub rated: u64,
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FilterBody {
@@ -103,6 +121,10 @@ pub struct MethodologyBody {
     /// CSAT counts the 4s and 5s of 1 to 5 rating questions.
     #[schema(example = json!(CSAT_METHOD))]
     pub csat_method: &'static str,
+    /// NPS counts the 9s and 10s (promoters) less the 0s to 6s (detractors) of 0 to 10
+    /// recommendation questions, as percentages of everyone who rated.
+    #[schema(example = json!(NPS_METHOD))]
+    pub nps_method: &'static str,
     /// Why the breakdowns are empty: `GROUP_BELOW_FLOOR`, `COMPLEMENT_BELOW_FLOOR`, or null.
     pub suppression: Option<&'static str>,
     /// `INCLUDED`, `NOT_PERMITTED` (the key lacks channel:transcripts) or `HIDDEN_BY_FLOOR`.
@@ -236,6 +258,9 @@ pub struct ResultsBody {
     /// Mean session sentiment from -1 to 1; 0 when the floor applies or nothing was scored.
     pub overall_sentiment_score: f64,
     pub csat: Option<CsatBody>,
+    /// Null without a 0 to 10 recommendation question (asked with the brief's `nps`), before
+    /// anyone rated it, or when the floor applies.
+    pub nps: Option<NpsBody>,
     /// Accepted sessions by sentiment; empty when the floor applies.
     pub sentiment: Vec<SentimentCountBody>,
     pub themes: Vec<ThemeBody>,
@@ -269,6 +294,13 @@ impl From<CampaignResults> for ResultsBody {
             weighted_accepted_count: r.weighted_accepted_count,
             overall_sentiment_score: r.overall_sentiment_score,
             csat: r.csat.map(|c| CsatBody { score: c.score, satisfied: c.satisfied, rated: c.rated }),
+            nps: r.nps.map(|n| NpsBody {
+                score: n.score,
+                promoters: n.promoters,
+                passives: n.passives,
+                detractors: n.detractors,
+                rated: n.rated,
+            }),
             sentiment: r.sentiment.iter().map(SentimentCountBody::from).collect(),
             themes: r.themes.iter().map(ThemeBody::from).collect(),
             anonymity_floor: r.anonymity_floor,
@@ -286,6 +318,7 @@ impl From<CampaignResults> for ResultsBody {
                 sentiment_threshold: SENTIMENT_THRESHOLD,
                 min_theme_sessions: r.methodology.min_theme_sessions,
                 csat_method: CSAT_METHOD,
+                nps_method: NPS_METHOD,
                 suppression: r.methodology.suppression.map(|s| s.as_str()),
                 quotes: r.methodology.quotes.as_str(),
                 languages_scored: r

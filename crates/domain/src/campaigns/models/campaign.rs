@@ -188,6 +188,7 @@ pub struct BriefInput {
     pub languages: Option<Vec<String>>,
     pub tone: Option<String>,
     pub banned_topics: Option<Vec<String>>,
+    pub nps: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -403,7 +404,7 @@ fn parse_brief(input: BriefInput) -> Result<Brief> {
         .enumerate()
         .map(|(i, t)| checked_text(&format!("brief.constraints.bannedTopics[{i}]"), t.trim(), 1, 120, false))
         .collect::<Result<Vec<_>>>()?;
-    Ok(Brief { intent_text, question_count, languages, tone, banned_topics })
+    Ok(Brief { intent_text, question_count, languages, tone, banned_topics, nps: input.nps.unwrap_or(false) })
 }
 
 /// A campaign as stored.

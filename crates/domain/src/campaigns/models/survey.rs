@@ -65,6 +65,11 @@ pub enum QuestionKind {
 
 pub const MAX_TEXT_ANSWER_CHARS: usize = 4000;
 
+/// The scale of a CSAT question: 1 to 5.
+pub const CSAT: QuestionKind = QuestionKind::Rating { min: 1, max: 5 };
+/// The scale of a Net Promoter question ("how likely are you to recommend…"): 0 to 10.
+pub const NPS: QuestionKind = QuestionKind::Rating { min: 0, max: 10 };
+
 /// One question with its text in every language the survey offers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Question {
@@ -171,6 +176,8 @@ pub struct Brief {
     pub tone: Option<String>,
     /// At most 50 topics; no generated text may mention one.
     pub banned_topics: Vec<String>,
+    /// Ask the Net Promoter question (0 to 10, "how likely are you to recommend us").
+    pub nps: bool,
 }
 
 /// A question as a generator drafts it.

@@ -1,20 +1,20 @@
 //! Aggregating analyzed sessions into results: the floor, themes, scores and quotes.
 
 use crate::analysis::models::{AnalyzerInfo, KeyPhrase, Rejection, redact_contacts};
-use crate::campaigns::models::{Campaign, CampaignCounts, QuestionKind, Survey};
+use crate::campaigns::models::{CSAT, Campaign, CampaignCounts, NPS, QuestionKind, Survey};
 use crate::ids::SessionId;
 use crate::results::models::{
     Acceptance, AnalyzedSession, CampaignResults, Csat, FINE_UNITS, Inferred, LabelCount, MAX_QUESTION_THEMES,
-    MAX_QUOTES_PER_QUESTION, MAX_THEMES, MIN_THEME_SESSIONS, Methodology, Metrics, QuestionResult, Quote, QuotesState,
-    RatingSummary, ResultsFilter, ResultsInput, SCORE_UNITS, SentimentLabel, Subtag, Suppression, ThemeCount,
-    fine_units, mean_of, score_units, session_label, session_score,
+    MAX_QUOTES_PER_QUESTION, MAX_THEMES, MIN_THEME_SESSIONS, Methodology, Metrics, Nps, QuestionResult, Quote,
+    QuotesState, RatingSummary, ResultsFilter, ResultsInput, SCORE_UNITS, SentimentLabel, Subtag, Suppression,
+    ThemeCount, fine_units, mean_of, score_units, session_label, session_score,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::convert::Infallible;
 use time::OffsetDateTime;
 
-/// CSAT counts the top two points of a 1 to 5 scale.
-const CSAT_SCALE: (i16, i16) = (1, 5);
+/// CSAT counts the top two points of its 1 to 5 scale as satisfied.
+const CSAT_SATISFIED: i64 = 4;
 
 /// An accepted session's readable parts: key phrases per question and, when quoting, texts.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -196,6 +196,7 @@ pub(super) fn finish<E>(
         weighted_accepted_count,
         overall_sentiment_score: 0.0,
         csat: None,
+        nps: None,
         sentiment: Vec::new(),
         themes: Vec::new(),
         anonymity_floor: campaign.anonymity_floor,
@@ -234,12 +235,15 @@ pub(super) fn finish<E>(
         .then(|| results.sentiment.iter().max_by_key(|c| (c.count, std::cmp::Reverse(c.label))).map(|c| c.label))
         .flatten();
 
+    let recommendations = frame.survey.questions.iter().filter(|q| q.kind == NPS);
+    results.nps = Nps::of(recommendations.filter_map(|q| question(&q.id)).flat_map(|t| &t.ratings));
+
     let (mut satisfied, mut rated) = (0_u64, 0_u64);
     for q in &frame.survey.questions {
-        if q.kind == (QuestionKind::Rating { min: CSAT_SCALE.0, max: CSAT_SCALE.1 }) {
+        if q.kind == CSAT {
             for (rating, n) in question(&q.id).into_iter().flat_map(|t| &t.ratings) {
                 rated += n;
-                if *rating >= i64::from(CSAT_SCALE.1 - 1) {
+                if *rating >= CSAT_SATISFIED {
                     satisfied += n;
                 }
             }

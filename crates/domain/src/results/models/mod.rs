@@ -416,6 +416,42 @@ pub struct QuestionResult {
     pub themes: Vec<ThemeCount>,
 }
 
+/// How NPS is counted: on a 0 to 10 recommendation question, promoters (9 and 10) minus
+/// detractors (0 to 6), as percentages of everyone who rated.
+pub const NPS_METHOD: &str = "PROMOTERS_9_10_MINUS_DETRACTORS_0_6";
+
+/// The Net Promoter Score of the group's 0 to 10 recommendation ratings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Nps {
+    /// Promoters' share minus detractors', in whole points from -100 to 100.
+    pub score: i64,
+    pub promoters: u64,
+    pub passives: u64,
+    pub detractors: u64,
+    pub rated: u64,
+}
+
+impl Nps {
+    /// The score of these ratings (value, how many); `None` when nobody rated.
+    pub fn of<'a>(ratings: impl IntoIterator<Item = (&'a i64, &'a u64)>) -> Option<Self> {
+        let (mut promoters, mut passives, mut detractors) = (0_u64, 0_u64, 0_u64);
+        for (rating, n) in ratings {
+            match rating {
+                9.. => promoters += n,
+                7 | 8 => passives += n,
+                _ => detractors += n,
+            }
+        }
+        let rated = promoters + passives + detractors;
+        if rated == 0 {
+            return None;
+        }
+        #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
+        let score = ((promoters as f64 - detractors as f64) * 100.0 / rated as f64).round() as i64;
+        Some(Self { score, promoters, passives, detractors, rated })
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Quote {
     pub question_id: String,
@@ -430,6 +466,8 @@ pub struct CampaignResults {
     pub weighted_accepted_count: u64,
     pub overall_sentiment_score: f64,
     pub csat: Option<Csat>,
+    /// `None` without a 0 to 10 recommendation question, or before anyone rated it.
+    pub nps: Option<Nps>,
     pub sentiment: Vec<LabelCount>,
     pub themes: Vec<ThemeCount>,
     pub anonymity_floor: u32,
@@ -442,4 +480,20 @@ pub struct CampaignResults {
     pub metrics: Metrics,
     pub questions: Vec<QuestionResult>,
     pub quotes: Vec<Quote>,
+}
+
+#[cfg(test)]
+mod nps_tests {
+    use super::Nps;
+
+    #[test]
+    fn nps_is_promoters_minus_detractors_in_whole_points() {
+        let ratings: Vec<(i64, u64)> = vec![(10, 3), (9, 2), (8, 2), (7, 1), (6, 1), (0, 3)];
+        let nps = Nps::of(ratings.iter().map(|(r, n)| (r, n))).expect("rated");
+        // 5 promoters, 3 passives, 4 detractors of 12: (5 - 4) / 12 = 8.3 points.
+        assert_eq!(nps, Nps { score: 8, promoters: 5, passives: 3, detractors: 4, rated: 12 });
+        let all_detractors: Vec<(i64, u64)> = vec![(3, 2)];
+        assert_eq!(Nps::of(all_detractors.iter().map(|(r, n)| (r, n))).map(|n| n.score), Some(-100));
+        assert_eq!(Nps::of(std::iter::empty()), None);
+    }
 }
