@@ -91,6 +91,19 @@ async fn an_nps_campaign_s_score_matches_a_hand_count() {
     assert_eq!(results["csat"], json!({"score": 0.5, "satisfied": 6, "rated": 12}), "CSAT beside it");
     assert_eq!(results["methodology"]["npsMethod"], "PROMOTERS_9_10_MINUS_DETRACTORS_0_6");
 
+    // The JSON export carries the same score.
+    let exporter = app.key_of(&partner, &["channel:export", "channel:results"]).await;
+    app.export_worker_beats().await;
+    let queued = app.queued_export(&exporter.key, id_of(campaign), &json!({"format": "json"})).await;
+    let ready = app.ready_export(&exporter.key, queued["id"].as_str().expect("id")).await;
+    let file: Value = app.download(ready["download"]["url"].as_str().expect("url")).await.json().await.expect("json");
+    assert_eq!(file["schema"], "svc.partner-export.v1.1");
+    assert_eq!(
+        file["nps"],
+        json!({"score": 8, "promoters": 5, "passives": 3, "detractors": 4, "rated": 12,
+               "method": "PROMOTERS_9_10_MINUS_DETRACTORS_0_6"})
+    );
+
     // Under the floor, as CSAT: withheld.
     let few = app.results(key, id_of(campaign), &[("attribute", "none:such")]).await;
     let few: Value = few.json().await.expect("json");

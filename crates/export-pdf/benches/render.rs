@@ -13,7 +13,7 @@ use pulse_domain::exports::models::{
 };
 use pulse_domain::ids::CampaignId;
 use pulse_domain::results::models::Transcript;
-use pulse_domain::results::models::{Csat, LabelCount, QuestionResult, RatingSummary, SentimentLabel, ThemeCount};
+use pulse_domain::results::models::{Csat, LabelCount, Nps, QuestionResult, RatingSummary, SentimentLabel, ThemeCount};
 use pulse_export::JsonExportRenderer;
 use pulse_export_pdf::PdfReport;
 use time::macros::datetime;
@@ -101,6 +101,7 @@ fn document() -> ExportDocument {
             completion_rate: Some(0.98),
         },
         csat: Some(Csat { score: 0.7, satisfied: 7_000, rated: SESSIONS }),
+        nps: Some(Nps { score: 17, promoters: 4_500, passives: 2_700, detractors: 2_800, rated: SESSIONS }),
         sentiment: sentiment(SESSIONS),
         questions,
         themes: themes(SESSIONS),

@@ -101,10 +101,11 @@ mod tests {
         for language in ReportLanguage::ALL {
             let words = translations::words(language);
             let both = |forms: Counted| [forms.one, forms.other];
-            let labels: [(&[&str], &[&str]); 10] = [
+            let labels: [(&[&str], &[&str]); 11] = [
                 (&[words.page], &["{page}", "{pages}"]),
                 (&[words.of_started], &["{percent}"]),
                 (&both(words.csat_share), &["{percent}", "{n}"]),
+                (&both(words.nps_score), &["{score}", "{n}"]),
                 (&both(words.withheld), &["{n}"]),
                 (&both(words.answers), &["{n}"]),
                 (&both(words.floor), &["{n}"]),
@@ -129,6 +130,8 @@ mod tests {
         assert_eq!(labels["rejections"]["TOO_FAST"], "trop rapide");
         assert_eq!(labels["sentiments"]["NEGATIVE"], "Négatif");
         assert_eq!(labels["kinds"]["text"], "texte libre");
+        assert_eq!(labels["npsScore"]["other"], "{score} sur {n} notes");
+        assert_eq!(labels["detractors"], "Détracteurs (0 à 6)");
         assert_eq!(labels["number"]["decimal"], ",");
         assert_eq!(labels["zeroIsSingular"], true);
         assert!(labels["exclusions"]["cross-attribution"].is_string());

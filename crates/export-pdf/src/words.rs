@@ -70,6 +70,15 @@ pub(crate) struct Words {
     pub csat_share: Counted,
     pub satisfied: &'static str,
     pub other_ratings: &'static str,
+    /// The Net Promoter Score's heading; the section is left out without a score.
+    pub nps: &'static str,
+    /// `{score}` (shown large, signed) from `{n}` ratings.
+    pub nps_score: Counted,
+    pub promoters: &'static str,
+    pub passives: &'static str,
+    pub detractors: &'static str,
+    /// How the score is counted, under its bars.
+    pub nps_note: &'static str,
     #[serde(serialize_with = "sentiment_names")]
     pub sentiments: [(SentimentLabel, &'static str); 3],
     pub not_scored: &'static str,

@@ -11,11 +11,12 @@ use pulse_domain::exports::models::{
 };
 use pulse_domain::exports::ports::ExportRenderer;
 use pulse_domain::ids::CampaignId;
-use pulse_domain::results::models::{Csat, LabelCount, QuestionResult, RatingSummary, SentimentLabel, ThemeCount};
+use pulse_domain::results::models::{Csat, LabelCount, Nps, QuestionResult, RatingSummary, SentimentLabel, ThemeCount};
 use pulse_export_pdf::{ExportRenderers, PdfReport};
 use time::macros::datetime;
 
-/// A campaign of two questions, a rating and a text, with `accepted` accepted responses.
+/// A campaign of two questions, a rating and a text, with `accepted` accepted responses, and no
+/// recommendation question (so no NPS), as most campaigns.
 fn document(name: &str, rating_text: &str, text_question: &str, accepted: u64, floor_applied: bool) -> ExportDocument {
     let questions = vec![
         QuestionResult {
@@ -83,6 +84,7 @@ fn document(name: &str, rating_text: &str, text_question: &str, accepted: u64, f
             completion_rate: Some(138.0 / 161.0),
         },
         csat: (!floor_applied).then_some(Csat { score: 99.0 / 127.0, satisfied: 99, rated: 127 }),
+        nps: None,
         sentiment: if floor_applied { vec![] } else { sentiment() },
         questions,
         themes: if floor_applied { vec![] } else { themes() },
@@ -99,6 +101,9 @@ fn document(name: &str, rating_text: &str, text_question: &str, accepted: u64, f
         transcripts: None,
     }
 }
+
+/// A score of +8: 5 promoters, 3 passives and 4 detractors of 12.
+const NPS: Nps = Nps { score: 8, promoters: 5, passives: 3, detractors: 4, rated: 12 };
 
 fn sentiment() -> Vec<LabelCount> {
     [(SentimentLabel::Positive, 71), (SentimentLabel::Neutral, 30), (SentimentLabel::Negative, 22)]
@@ -196,6 +201,7 @@ fn an_english_report_shows_the_campaign_its_counts_and_every_section() {
     ] {
         assert!(text.contains(expected), "the report shows {expected:?}:\n{text}");
     }
+    assert!(!text.contains("Net Promoter") && !text.contains("Promoters"), "no NPS question, no NPS section:\n{text}");
     for count in ["250", "119", "161", "138", "127"] {
         assert!(text.lines().any(|line| line.trim() == count), "the funnel shows {count}:\n{text}");
     }
@@ -234,7 +240,7 @@ fn assert_reads(text: &str, expected: &[&str], absent: &[&str]) {
 }
 
 /// The English report's headings and labels, none of which another language's report shows.
-const ENGLISH_LABELS: [&str; 12] = [
+const ENGLISH_LABELS: [&str; 14] = [
     "Summary",
     "About this study",
     "Response funnel",
@@ -245,6 +251,8 @@ const ENGLISH_LABELS: [&str; 12] = [
     "Mean 3",
     "too fast",
     "Satisfied (4 or 5)",
+    "Promoters (9 or 10)",
+    "from 12 ratings",
     "Withheld",
     "accepted responses",
 ];
@@ -293,6 +301,52 @@ fn a_french_campaign_gets_a_report_headed_in_french() {
 }
 
 #[test]
+fn an_nps_is_shown_after_csat_with_its_sign_and_its_three_groups() {
+    let mut report = document("Recommend us", "Rate us", "Tell us more", 127, false);
+    report.nps = Some(NPS);
+    let text = text_of(&render(&report, "nps"));
+    assert_reads(
+        &text,
+        &[
+            "Net Promoter Score (NPS)",
+            "+8 from 12 ratings",
+            "Promoters (9 or 10)",
+            "Passives (7 or 8)",
+            "Detractors (0 to 6)",
+            "5 (42%)",
+            "3 (25%)",
+            "4 (33%)",
+            "the share of promoters minus the share of detractors",
+        ],
+        &[],
+    );
+    let at = |heading: &str| text.find(heading).unwrap_or_else(|| panic!("{heading:?} in:\n{text}"));
+    assert!(at("Satisfaction (CSAT)") < at("Net Promoter Score (NPS)"), "NPS comes after CSAT:\n{text}");
+    assert!(at("Net Promoter Score (NPS)") < at("Sentiment of written answers"), "and before sentiment:\n{text}");
+
+    report.nps = Some(Nps { score: -20, promoters: 2, passives: 4, detractors: 4, rated: 10 });
+    report.language = ReportLanguage::German;
+    assert_reads(
+        &text_of(&render(&report, "nps-negative-german")),
+        &["Net Promoter Score (NPS)", "-20 aus 10 Bewertungen", "Promotoren (9 oder 10)", "Detraktoren (0 bis 6)"],
+        &ENGLISH_LABELS,
+    );
+    report.nps = Some(Nps { score: 0, promoters: 1, passives: 0, detractors: 1, rated: 2 });
+    report.language = ReportLanguage::English;
+    assert_reads(&text_of(&render(&report, "nps-zero")), &["0 from 2 ratings"], &["+0", "-0"]);
+}
+
+#[test]
+fn without_an_nps_the_report_has_no_nps_section_in_any_language() {
+    for language in ReportLanguage::ALL {
+        let mut report = document("No recommendation question", "Rate us", "Tell us more", 127, false);
+        report.language = language;
+        let text = text_of(&render(&report, &format!("{}-no-nps", language.code())));
+        assert_reads(&text, &["spring-checkin"], &["NPS", "Net Promoter", "नेट प्रमोटर"]);
+    }
+}
+
+#[test]
 fn a_hindi_campaign_gets_a_report_headed_in_hindi_in_devanagari() {
     let mut hindi = document("ग्राहक अनुभव", "आपको हमारी सेवा कैसी लगी?", "हम क्या बेहतर कर सकते हैं?", 127, false);
     hindi.language = ReportLanguage::Hindi;
@@ -333,6 +387,7 @@ fn every_language_renders_above_and_below_the_floor_without_an_english_label() {
             let mut report = document("Campaign", "Rate us", "Tell us more", accepted, floor_applied);
             report.language = language;
             report.narrative.clear();
+            report.nps = (!floor_applied).then_some(NPS);
             let name = format!("{}-{}", language.code(), if floor_applied { "below-floor" } else { "above-floor" });
             assert_reads(&text_of(&render(&report, &name)), &["spring-checkin"], &ENGLISH_LABELS);
         }

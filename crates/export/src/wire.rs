@@ -5,7 +5,7 @@
 use pulse_domain::analysis::models::{ModelInfo, Rejection};
 use pulse_domain::campaigns::models::{CampaignStatus, QuestionKind};
 use pulse_domain::exports::models::{ExportDocument, SCHEMA_NAME};
-use pulse_domain::results::models::{CSAT_METHOD, LabelCount, QuestionResult, SentimentLabel, ThemeCount};
+use pulse_domain::results::models::{CSAT_METHOD, LabelCount, NPS_METHOD, QuestionResult, SentimentLabel, ThemeCount};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -16,7 +16,7 @@ use uuid::Uuid;
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
 pub struct ExportFile {
-    /// Always `svc.partner-export.v1`.
+    /// Always `svc.partner-export.v1.1`.
     #[schemars(schema_with = "schema_name")]
     pub schema: &'static str,
     #[serde(with = "time::serde::rfc3339")]
@@ -27,6 +27,9 @@ pub struct ExportFile {
     pub funnel: Funnel,
     /// Null when no 1 to 5 rating was given, or the floor applies.
     pub csat: Option<Csat>,
+    /// Null without a 0 to 10 recommendation question, when nobody rated it, or when the floor
+    /// applies. Added in v1.1.
+    pub nps: Option<Nps>,
     /// Accepted responses per sentiment label, by the mean score of their text answers.
     pub sentiment: Vec<SentimentCount>,
     pub questions: Vec<Question>,
@@ -142,6 +145,25 @@ pub struct Csat {
     pub satisfied: u64,
     pub rated: u64,
     #[schemars(schema_with = "csat_method")]
+    pub method: &'static str,
+}
+
+/// The Net Promoter Score of the 0 to 10 recommendation ratings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+pub struct Nps {
+    /// Promoters' share minus detractors', in whole points from -100 to 100.
+    #[schemars(range(min = -100, max = 100))]
+    pub score: i64,
+    /// Ratings of 9 or 10.
+    pub promoters: u64,
+    /// Ratings of 7 or 8.
+    pub passives: u64,
+    /// Ratings of 0 to 6.
+    pub detractors: u64,
+    pub rated: u64,
+    #[schemars(schema_with = "nps_method")]
     pub method: &'static str,
 }
 
@@ -262,6 +284,14 @@ impl From<&ExportDocument> for ExportFile {
                 rated: c.rated,
                 method: CSAT_METHOD,
             }),
+            nps: document.nps.map(|n| Nps {
+                score: n.score,
+                promoters: n.promoters,
+                passives: n.passives,
+                detractors: n.detractors,
+                rated: n.rated,
+                method: NPS_METHOD,
+            }),
             sentiment: sentiment(&document.sentiment),
             questions: document.questions.iter().map(Question::from).collect(),
             themes: themes(&document.themes),
@@ -338,6 +368,10 @@ fn schema_name(_: &mut SchemaGenerator) -> Schema {
 
 fn csat_method(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "type": "string", "const": CSAT_METHOD })
+}
+
+fn nps_method(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": "string", "const": NPS_METHOD })
 }
 
 fn campaign_status(_: &mut SchemaGenerator) -> Schema {

@@ -11,18 +11,19 @@ use pulse_domain::exports::models::{
 };
 use pulse_domain::ids::CampaignId;
 use pulse_domain::results::models::Transcript;
-use pulse_domain::results::models::{Csat, LabelCount, QuestionResult, RatingSummary, SentimentLabel, ThemeCount};
+use pulse_domain::results::models::{Csat, LabelCount, Nps, QuestionResult, RatingSummary, SentimentLabel, ThemeCount};
 use pulse_export::JsonExportRenderer;
 use serde_json::Value;
 use time::macros::datetime;
 
-const TOP_LEVEL: [&str; 11] = [
+const TOP_LEVEL: [&str; 12] = [
     "schema",
     "generatedAt",
     "campaign",
     "study",
     "funnel",
     "csat",
+    "nps",
     "sentiment",
     "questions",
     "themes",
@@ -136,6 +137,7 @@ fn document(floor_applied: bool, transcripts: bool) -> ExportDocument {
             completion_rate: Some(if floor_applied { 0.8 } else { 0.787 }),
         },
         csat: (!floor_applied).then_some(Csat { score: 0.714, satisfied: 30, rated: 42 }),
+        nps: (!floor_applied).then_some(Nps { score: 8, promoters: 5, passives: 3, detractors: 4, rated: 12 }),
         sentiment: if floor_applied { vec![] } else { labels(21, 12, 9) },
         questions,
         themes: if floor_applied { vec![] } else { vec![theme("late delivery", 11), theme("friendly driver", 6)] },
@@ -159,7 +161,7 @@ fn render(document: &ExportDocument) -> Value {
 
 fn committed_schema() -> Value {
     let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../schemas/svc.partner-export.v1.json"))
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../schemas/svc.partner-export.v1.1.json"))
             .expect("the committed schema");
     serde_json::from_str(&text).expect("the schema is JSON")
 }
@@ -205,6 +207,9 @@ fn the_schema_refuses_what_the_file_must_not_hold() {
     assert!(!validator.is_valid(&changed(&|f| f["transcripts"] = Value::Null)));
     assert!(!validator.is_valid(&changed(&|f| f["study"]["rejections"][0]["reason"] = "TOO_SLOW".into())));
     assert!(!validator.is_valid(&changed(&|f| f["csat"]["method"] = "MEAN".into())));
+    assert!(!validator.is_valid(&changed(&|f| f["nps"]["score"] = 101.into())));
+    assert!(!validator.is_valid(&changed(&|f| f["nps"]["method"] = "MEAN".into())));
+    assert!(!validator.is_valid(&changed(&|f| f["schema"] = "svc.partner-export.v1".into())));
 }
 
 #[test]
@@ -217,7 +222,7 @@ fn the_top_level_is_exactly_the_documented_one_and_transcripts_come_only_with_th
             expected.insert("transcripts");
         }
         assert_eq!(top, expected, "floor {floor_applied}, transcripts {transcripts}");
-        assert_eq!(file["schema"], "svc.partner-export.v1");
+        assert_eq!(file["schema"], "svc.partner-export.v1.1");
         assert_eq!(file["study"]["floorApplied"], floor_applied);
     }
 }

@@ -50,6 +50,12 @@ pub(super) const WORDS: Words = Words {
     ),
     satisfied: "Zufrieden (4 oder 5)",
     other_ratings: "Andere Bewertungen",
+    nps: "Net Promoter Score (NPS)",
+    nps_score: counted("{score} aus {n} Bewertung", "{score} aus {n} Bewertungen"),
+    promoters: "Promotoren (9 oder 10)",
+    passives: "Passive (7 oder 8)",
+    detractors: "Detraktoren (0 bis 6)",
+    nps_note: "Der Wert ist der Anteil der Promotoren abzüglich des Anteils der Detraktoren, von -100 bis +100.",
     sentiments: [(Positive, "Positiv"), (Neutral, "Neutral"), (Negative, "Negativ")],
     not_scored: "Es wurde noch keine schriftliche Antwort ausgewertet: siehe die ausgewerteten Sprachen oben.",
     withheld: counted(

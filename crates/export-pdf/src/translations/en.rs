@@ -49,6 +49,12 @@ pub(super) const WORDS: Words = Words {
     ),
     satisfied: "Satisfied (4 or 5)",
     other_ratings: "Other ratings",
+    nps: "Net Promoter Score (NPS)",
+    nps_score: counted("{score} from {n} rating", "{score} from {n} ratings"),
+    promoters: "Promoters (9 or 10)",
+    passives: "Passives (7 or 8)",
+    detractors: "Detractors (0 to 6)",
+    nps_note: "The score is the share of promoters minus the share of detractors, from -100 to +100.",
     sentiments: [(Positive, "Positive"), (Neutral, "Neutral"), (Negative, "Negative")],
     not_scored: "No written answer has been scored yet: see the languages scored above.",
     withheld: counted(

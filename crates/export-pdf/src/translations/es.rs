@@ -50,6 +50,12 @@ pub(super) const WORDS: Words = Words {
     ),
     satisfied: "Satisfechos (4 o 5)",
     other_ratings: "Otras valoraciones",
+    nps: "Net Promoter Score (NPS)",
+    nps_score: counted("{score} a partir de {n} valoración", "{score} a partir de {n} valoraciones"),
+    promoters: "Promotores (9 o 10)",
+    passives: "Pasivos (7 u 8)",
+    detractors: "Detractores (0 a 6)",
+    nps_note: "La puntuación es el porcentaje de promotores menos el de detractores, de -100 a +100.",
     sentiments: [(Positive, "Positivo"), (Neutral, "Neutro"), (Negative, "Negativo")],
     not_scored: "Todavía no se ha analizado ninguna respuesta escrita: consulte los idiomas analizados más arriba.",
     withheld: counted(

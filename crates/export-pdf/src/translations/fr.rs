@@ -52,6 +52,12 @@ pub(super) const WORDS: Words = Words {
     ),
     satisfied: "Satisfaits (4 ou 5)",
     other_ratings: "Autres notes",
+    nps: "Net Promoter Score (NPS)",
+    nps_score: counted("{score} sur {n} note", "{score} sur {n} notes"),
+    promoters: "Promoteurs (9 ou 10)",
+    passives: "Passifs (7 ou 8)",
+    detractors: "Détracteurs (0 à 6)",
+    nps_note: "Le score est la part de promoteurs moins la part de détracteurs, de -100 à +100.",
     sentiments: [(Positive, "Positif"), (Neutral, "Neutre"), (Negative, "Négatif")],
     not_scored: "Aucune réponse écrite n’a encore été analysée\u{a0}: voir les langues analysées ci-dessus.",
     withheld: counted(

@@ -50,6 +50,12 @@ pub(super) const WORDS: Words = Words {
     ),
     satisfied: "संतुष्ट (4 या 5)",
     other_ratings: "अन्य रेटिंग",
+    nps: "नेट प्रमोटर स्कोर (NPS)",
+    nps_score: counted("{score}, {n} रेटिंग के आधार पर", "{score}, {n} रेटिंगों के आधार पर"),
+    promoters: "प्रमोटर (9 या 10)",
+    passives: "पैसिव (7 या 8)",
+    detractors: "डिट्रैक्टर (0 से 6)",
+    nps_note: "स्कोर प्रमोटरों के प्रतिशत में से डिट्रैक्टरों का प्रतिशत घटाकर निकाला जाता है, -100 से +100 तक।",
     sentiments: [(Positive, "सकारात्मक"), (Neutral, "तटस्थ"), (Negative, "नकारात्मक")],
     not_scored: "अभी तक किसी लिखित उत्तर का विश्लेषण नहीं हुआ है: ऊपर दी गई विश्लेषित भाषाएँ देखें।",
     withheld: counted(

@@ -50,6 +50,12 @@ pub(super) const WORDS: Words = Words {
     ),
     satisfied: "Soddisfatti (4 o 5)",
     other_ratings: "Altre valutazioni",
+    nps: "Net Promoter Score (NPS)",
+    nps_score: counted("{score} su {n} valutazione", "{score} su {n} valutazioni"),
+    promoters: "Promotori (9 o 10)",
+    passives: "Passivi (7 o 8)",
+    detractors: "Detrattori (da 0 a 6)",
+    nps_note: "Il punteggio è la quota di promotori meno la quota di detrattori, da -100 a +100.",
     sentiments: [(Positive, "Positivo"), (Neutral, "Neutro"), (Negative, "Negativo")],
     not_scored: "Nessuna risposta scritta è stata ancora analizzata: si vedano le lingue analizzate sopra.",
     withheld: counted(

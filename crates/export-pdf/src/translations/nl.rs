@@ -50,6 +50,12 @@ pub(super) const WORDS: Words = Words {
     ),
     satisfied: "Tevreden (4 of 5)",
     other_ratings: "Overige beoordelingen",
+    nps: "Net Promoter Score (NPS)",
+    nps_score: counted("{score} op basis van {n} beoordeling", "{score} op basis van {n} beoordelingen"),
+    promoters: "Promotors (9 of 10)",
+    passives: "Passieven (7 of 8)",
+    detractors: "Criticasters (0 tot en met 6)",
+    nps_note: "De score is het aandeel promotors min het aandeel criticasters, van -100 tot +100.",
     sentiments: [(Positive, "Positief"), (Neutral, "Neutraal"), (Negative, "Negatief")],
     not_scored: "Er is nog geen schriftelijk antwoord geanalyseerd: zie de geanalyseerde talen hierboven.",
     withheld: counted(

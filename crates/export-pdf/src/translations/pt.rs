@@ -51,6 +51,12 @@ pub(super) const WORDS: Words = Words {
     ),
     satisfied: "Satisfeitos (4 ou 5)",
     other_ratings: "Outras avaliações",
+    nps: "Net Promoter Score (NPS)",
+    nps_score: counted("{score} com base em {n} avaliação", "{score} com base em {n} avaliações"),
+    promoters: "Promotores (9 ou 10)",
+    passives: "Passivos (7 ou 8)",
+    detractors: "Detratores (0 a 6)",
+    nps_note: "O índice é a proporção de promotores menos a proporção de detratores, de -100 a +100.",
     sentiments: [(Positive, "Positivo"), (Neutral, "Neutro"), (Negative, "Negativo")],
     not_scored: "Nenhuma resposta escrita foi analisada ainda: consulte os idiomas analisados acima.",
     withheld: counted(

@@ -1,5 +1,5 @@
 //! Exports of a campaign's aggregate results: the record a partner polls, its life from QUEUED to
-//! READY, FAILED or EXPIRED, the `svc.partner-export.v1` document, and the signed download link.
+//! READY, FAILED or EXPIRED, the `svc.partner-export.v1.1` document, and the signed download link.
 
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
@@ -8,7 +8,7 @@ use crate::analysis::models::{ModelInfo, Rejection};
 use crate::campaigns::models::{CampaignStatus, QuestionKind};
 use crate::error::{Error, Result};
 use crate::ids::{ApiKeyId, CampaignId, EventId, ExportId, WorkspaceId};
-use crate::results::models::{CampaignResults, Csat, LabelCount, QuestionResult, ThemeCount, Transcript};
+use crate::results::models::{CampaignResults, Csat, LabelCount, Nps, QuestionResult, ThemeCount, Transcript};
 use crate::webhooks::models::{EventType, NewEvent};
 use serde_json::{Map, json};
 
@@ -19,7 +19,7 @@ pub use language::{NumberFormat, Plural, ReportLanguage, fill};
 use narrative::{Facts, narrative};
 
 /// The open schema every export file names.
-pub const SCHEMA_NAME: &str = "svc.partner-export.v1";
+pub const SCHEMA_NAME: &str = "svc.partner-export.v1.1";
 /// How long a rendered file is kept.
 pub const RETENTION: Duration = Duration::days(7);
 /// How long a minted download link works (never past the file's retention).
@@ -223,7 +223,7 @@ impl DownloadClaims {
     }
 }
 
-/// The `svc.partner-export.v1` document: aggregates only, under the same anonymity floor as
+/// The `svc.partner-export.v1.1` document: aggregates only, under the same anonymity floor as
 /// results, and verbatim answers only when asked for and allowed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExportDocument {
@@ -234,6 +234,7 @@ pub struct ExportDocument {
     pub study: Study,
     pub funnel: Funnel,
     pub csat: Option<Csat>,
+    pub nps: Option<Nps>,
     pub sentiment: Vec<LabelCount>,
     pub questions: Vec<QuestionResult>,
     pub themes: Vec<ThemeCount>,
@@ -328,6 +329,7 @@ impl ExportDocument {
             accepted: results.accepted_count,
             withheld_below: results.floor_applied.then_some(results.anonymity_floor),
             csat: results.csat,
+            nps: results.nps,
             dominant_sentiment: results.inferred.dominant_sentiment,
             top_theme: results.themes.first(),
             negative_themes: &results.inferred.negative_themes,
@@ -369,6 +371,7 @@ impl ExportDocument {
                 completion_rate: metrics.completion_rate,
             },
             csat: results.csat,
+            nps: results.nps,
             sentiment: results.sentiment.clone(),
             questions: results.questions.clone(),
             themes: results.themes.clone(),

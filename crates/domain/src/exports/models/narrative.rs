@@ -3,7 +3,7 @@
 //! survey is named as the invitations name it (questionnaire, encuesta, Umfrage, vragenlijst…).
 
 use crate::exports::models::{Plural, ReportLanguage, fill};
-use crate::results::models::{Csat, SentimentLabel, ThemeCount};
+use crate::results::models::{Csat, Nps, SentimentLabel, ThemeCount};
 
 /// What the narrative is written from: never a theme a person could be read from below the
 /// floor, never a word of an answer.
@@ -14,6 +14,7 @@ pub(crate) struct Facts<'a> {
     /// The anonymity floor, when it applies.
     pub withheld_below: Option<u32>,
     pub csat: Option<Csat>,
+    pub nps: Option<Nps>,
     pub dominant_sentiment: Option<SentimentLabel>,
     pub top_theme: Option<&'a ThemeCount>,
     pub negative_themes: &'a [String],
@@ -30,6 +31,9 @@ struct Phrases {
     withheld: Plural,
     /// `{percent}` of `{n}` ratings were in the top two points.
     csat: Plural,
+    /// The Net Promoter Score `{score}`, signed, from `{n}` ratings, with `{promoters}` and
+    /// `{detractors}` as counts (named with a colon, so they need no agreement of their own).
+    nps: Plural,
     /// `{label}` is one of `labels` (positive, neutral, negative).
     sentiment: &'static str,
     labels: [&'static str; 3],
@@ -56,6 +60,10 @@ const ENGLISH: Phrases = Phrases {
     csat: plural(
         "{percent} of {n} rating was in the top two points of the scale.",
         "{percent} of {n} ratings were in the top two points of the scale.",
+    ),
+    nps: plural(
+        "The Net Promoter Score is {score}, from {n} rating (promoters: {promoters}, detractors: {detractors}).",
+        "The Net Promoter Score is {score}, from {n} ratings (promoters: {promoters}, detractors: {detractors}).",
     ),
     sentiment: "The prevailing sentiment of written answers was {label}.",
     labels: ["positive", "neutral", "negative"],
@@ -84,6 +92,12 @@ const FRENCH: Phrases = Phrases {
         "Sur {n} note attribuée, {percent} se situe dans les deux niveaux supérieurs de l’échelle.",
         "Sur {n} notes attribuées, {percent} se situent dans les deux niveaux supérieurs de l’échelle.",
     ),
+    nps: plural(
+        "Le Net Promoter Score (NPS) est de {score}, sur {n} note attribuée (promoteurs\u{a0}: {promoters}, \
+         détracteurs\u{a0}: {detractors}).",
+        "Le Net Promoter Score (NPS) est de {score}, sur {n} notes attribuées (promoteurs\u{a0}: {promoters}, \
+         détracteurs\u{a0}: {detractors}).",
+    ),
     sentiment: "Le sentiment dominant des réponses écrites est {label}.",
     labels: ["positif", "neutre", "négatif"],
     top_theme: plural(
@@ -108,6 +122,12 @@ const SPANISH: Phrases = Phrases {
     csat: plural(
         "El {percent} de {n} valoración se situó en los dos puntos más altos de la escala.",
         "El {percent} de las {n} valoraciones se situó en los dos puntos más altos de la escala.",
+    ),
+    nps: plural(
+        "El Net Promoter Score (NPS) es de {score}, a partir de {n} valoración (promotores: {promoters}, \
+         detractores: {detractors}).",
+        "El Net Promoter Score (NPS) es de {score}, a partir de {n} valoraciones (promotores: {promoters}, \
+         detractores: {detractors}).",
     ),
     sentiment: "El sentimiento predominante en las respuestas escritas fue {label}.",
     labels: ["positivo", "neutro", "negativo"],
@@ -134,6 +154,12 @@ const GERMAN: Phrases = Phrases {
         "{percent} von {n} Bewertung lag in den beiden obersten Stufen der Skala.",
         "{percent} der {n} Bewertungen lagen in den beiden obersten Stufen der Skala.",
     ),
+    nps: plural(
+        "Der Net Promoter Score (NPS) liegt bei {score}, auf Grundlage von {n} Bewertung (Promotoren: {promoters}, \
+         Detraktoren: {detractors}).",
+        "Der Net Promoter Score (NPS) liegt bei {score}, auf Grundlage von {n} Bewertungen (Promotoren: \
+         {promoters}, Detraktoren: {detractors}).",
+    ),
     sentiment: "Die vorherrschende Stimmung in den schriftlichen Antworten war {label}.",
     labels: ["positiv", "neutral", "negativ"],
     top_theme: plural(
@@ -159,6 +185,12 @@ const PORTUGUESE: Phrases = Phrases {
     csat: plural(
         "{percent} de {n} avaliação ficou nos dois pontos mais altos da escala.",
         "{percent} das {n} avaliações ficaram nos dois pontos mais altos da escala.",
+    ),
+    nps: plural(
+        "O Net Promoter Score (NPS) é de {score}, com base em {n} avaliação (promotores: {promoters}, \
+         detratores: {detractors}).",
+        "O Net Promoter Score (NPS) é de {score}, com base em {n} avaliações (promotores: {promoters}, \
+         detratores: {detractors}).",
     ),
     sentiment: "O sentimento predominante nas respostas escritas foi {label}.",
     labels: ["positivo", "neutro", "negativo"],
@@ -187,6 +219,12 @@ const ITALIAN: Phrases = Phrases {
         "Valutazioni nei due punti più alti della scala: {percent} su un totale di {n}.",
         "Valutazioni nei due punti più alti della scala: {percent} su un totale di {n}.",
     ),
+    nps: plural(
+        "Il Net Promoter Score (NPS) è pari a {score}, calcolato su {n} valutazione (promotori: {promoters}, \
+         detrattori: {detractors}).",
+        "Il Net Promoter Score (NPS) è pari a {score}, calcolato su {n} valutazioni (promotori: {promoters}, \
+         detrattori: {detractors}).",
+    ),
     sentiment: "Il sentiment prevalente nelle risposte scritte è stato {label}.",
     labels: ["positivo", "neutro", "negativo"],
     top_theme: plural(
@@ -212,6 +250,12 @@ const DUTCH: Phrases = Phrases {
         "{percent} van {n} beoordeling lag in de twee hoogste punten van de schaal.",
         "{percent} van de {n} beoordelingen lag in de twee hoogste punten van de schaal.",
     ),
+    nps: plural(
+        "De Net Promoter Score (NPS) is {score}, op basis van {n} beoordeling (promotors: {promoters}, \
+         criticasters: {detractors}).",
+        "De Net Promoter Score (NPS) is {score}, op basis van {n} beoordelingen (promotors: {promoters}, \
+         criticasters: {detractors}).",
+    ),
     sentiment: "Het overheersende sentiment in de schriftelijke antwoorden was {label}.",
     labels: ["positief", "neutraal", "negatief"],
     top_theme: plural(
@@ -236,6 +280,12 @@ const HINDI: Phrases = Phrases {
     csat: plural(
         "{n} रेटिंग में से {percent} पैमाने के दो उच्चतम अंकों में रही।",
         "{n} रेटिंगों में से {percent} पैमाने के दो उच्चतम अंकों में रहीं।",
+    ),
+    nps: plural(
+        "नेट प्रमोटर स्कोर (NPS) {score} है, जो {n} रेटिंग पर आधारित है (प्रमोटर: {promoters}, डिट्रैक्टर: \
+         {detractors})।",
+        "नेट प्रमोटर स्कोर (NPS) {score} है, जो {n} रेटिंगों पर आधारित है (प्रमोटर: {promoters}, डिट्रैक्टर: \
+         {detractors})।",
     ),
     sentiment: "लिखित उत्तरों में प्रमुख भावना {label} रही।",
     labels: ["सकारात्मक", "तटस्थ", "नकारात्मक"],
@@ -279,6 +329,15 @@ pub(crate) fn narrative(facts: &Facts<'_>, language: ReportLanguage) -> Vec<Stri
     if let Some(csat) = &facts.csat {
         lines.push(language.counted(&phrases.csat, csat.rated, &[("percent", &language.percent(csat.score))]));
     }
+    if let Some(nps) = &facts.nps {
+        let values = [
+            ("score", signed(nps.score)),
+            ("promoters", language.count(nps.promoters)),
+            ("detractors", language.count(nps.detractors)),
+        ];
+        let values: Vec<(&str, &str)> = values.iter().map(|(name, value)| (*name, value.as_str())).collect();
+        lines.push(language.counted(&phrases.nps, nps.rated, &values));
+    }
     if let Some(dominant) = facts.dominant_sentiment {
         let [positive, neutral, negative] = phrases.labels;
         let label = match dominant {
@@ -299,6 +358,11 @@ pub(crate) fn narrative(facts: &Facts<'_>, language: ReportLanguage) -> Vec<Stri
     lines
 }
 
+/// A Net Promoter Score as partners write it: `+8`, `0`, `-20`.
+fn signed(score: i64) -> String {
+    if score > 0 { format!("+{score}") } else { score.to_string() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,6 +379,7 @@ mod tests {
             accepted: 1,
             withheld_below: None,
             csat: Some(Csat { score: 0.714, satisfied: 30, rated: 42 }),
+            nps: Some(Nps { score: 8, promoters: 5, passives: 3, detractors: 4, rated: 12 }),
             dominant_sentiment: Some(SentimentLabel::Positive),
             top_theme: Some(top),
             negative_themes: negative,
@@ -335,12 +400,13 @@ mod tests {
     /// with its numbers and the theme filled in.
     fn assert_written_in(language: ReportLanguage, known: &str, count: &str) {
         let lines = written(language);
-        assert_eq!(lines.len(), 5, "{lines:#?}");
+        assert_eq!(lines.len(), 6, "{lines:#?}");
         assert!(lines[0].contains(known), "{language:?}: {lines:#?}");
         let english: Vec<String> = words(&lines).into_iter().filter(|w| ENGLISH_WORDS.contains(&w.as_str())).collect();
         assert!(english.is_empty(), "{language:?} has English words {english:?}: {lines:#?}");
         assert!(lines[0].contains(count), "{language:?} groups the count as {count:?}: {lines:#?}");
-        assert!(lines[3].contains("late delivery {n}"), "the theme is quoted as written: {lines:#?}");
+        assert!(lines[2].contains("NPS") && lines[2].contains("+8"), "{language:?} gives the NPS: {lines:#?}");
+        assert!(lines[4].contains("late delivery {n}"), "the theme is quoted as written: {lines:#?}");
         assert!(lines.iter().all(|l| !l.contains("{") || l.contains("{n}")), "every placeholder is filled");
     }
 
@@ -349,13 +415,14 @@ mod tests {
         for language in ReportLanguage::ALL {
             let p = phrases(language);
             let both = |forms: Plural| [forms.one, forms.other];
-            let sentences: [(&[&str], &[&str]); 9] = [
+            let sentences: [(&[&str], &[&str]); 10] = [
                 (&[p.funnel], &["{started}", "{completed}", "{accepted}"]),
                 (&both(p.started), &["{n}"]),
                 (&both(p.completed), &["{n}"]),
                 (&both(p.accepted), &["{n}"]),
                 (&both(p.withheld), &["{n}"]),
                 (&both(p.csat), &["{n}", "{percent}"]),
+                (&both(p.nps), &["{n}", "{score}", "{promoters}", "{detractors}"]),
                 (&[p.sentiment], &["{label}"]),
                 (&both(p.top_theme), &["{n}", "{theme}"]),
                 (&[p.negative_themes], &["{themes}"]),
@@ -377,6 +444,7 @@ mod tests {
             [
                 "1,234 people started the survey and 1,048 completed it; 1 response was accepted.",
                 "71% of 42 ratings were in the top two points of the scale.",
+                "The Net Promoter Score is +8, from 12 ratings (promoters: 5, detractors: 4).",
                 "The prevailing sentiment of written answers was positive.",
                 "The most mentioned theme was \"late delivery {n}\", in 11 responses.",
                 "Themes leaning negative: late delivery, price.",
@@ -390,7 +458,11 @@ mod tests {
         let lines = written(ReportLanguage::French);
         assert!(lines[0].ends_with("1 réponse a été acceptée."), "singular: {lines:#?}");
         assert!(lines[1].contains("71\u{202f}%"), "{lines:#?}");
-        assert!(lines[3].contains("«\u{a0}late delivery {n}\u{a0}»"), "{lines:#?}");
+        assert!(
+            lines[2].starts_with("Le Net Promoter Score (NPS) est de +8, sur 12 notes attribuées (promoteurs\u{a0}: 5"),
+            "{lines:#?}"
+        );
+        assert!(lines[4].contains("«\u{a0}late delivery {n}\u{a0}»"), "{lines:#?}");
     }
 
     #[test]
@@ -404,7 +476,8 @@ mod tests {
         assert_written_in(ReportLanguage::German, "Umfrage", "1.234");
         let lines = written(ReportLanguage::German);
         assert!(lines[1].starts_with("71\u{a0}% der 42 Bewertungen"), "{lines:#?}");
-        assert!(lines[3].contains("„late delivery {n}“"), "{lines:#?}");
+        assert!(lines[2].starts_with("Der Net Promoter Score (NPS) liegt bei +8"), "{lines:#?}");
+        assert!(lines[4].contains("„late delivery {n}“"), "{lines:#?}");
     }
 
     #[test]
@@ -445,6 +518,34 @@ mod tests {
             let lines = narrative(&facts, language);
             assert_eq!(lines.len(), 2, "{language:?}: {lines:#?}");
             assert!(lines[1].contains('5') && !lines.join(" ").contains("secret"), "{language:?}: {lines:#?}");
+            assert!(!lines.join(" ").contains("+8"), "no NPS below the floor: {lines:#?}");
         }
+    }
+
+    #[test]
+    fn the_nps_is_written_with_its_sign_and_agrees_with_its_count() {
+        let top = ThemeCount { theme: "delivery".into(), count: 3 };
+        let nps_line = |score, promoters, detractors, rated| {
+            let nps = Nps { score, promoters, passives: rated - promoters - detractors, detractors, rated };
+            let lines = narrative(&Facts { nps: Some(nps), ..facts(&top, &[]) }, ReportLanguage::English);
+            lines[2].clone()
+        };
+        assert_eq!(
+            nps_line(-20, 2, 4, 10),
+            "The Net Promoter Score is -20, from 10 ratings (promoters: 2, detractors: 4)."
+        );
+        assert_eq!(nps_line(0, 3, 3, 9), "The Net Promoter Score is 0, from 9 ratings (promoters: 3, detractors: 3).");
+        assert_eq!(
+            nps_line(100, 1, 0, 1),
+            "The Net Promoter Score is +100, from 1 rating (promoters: 1, detractors: 0)."
+        );
+        let large = Facts {
+            nps: Some(Nps { score: 8, promoters: 5_000, passives: 3, detractors: 4_000, rated: 9_003 }),
+            ..facts(&top, &[])
+        };
+        let french = narrative(&large, ReportLanguage::French);
+        assert!(french[2].contains("sur 9\u{202f}003 notes attribuées (promoteurs\u{a0}: 5\u{202f}000"), "{french:#?}");
+        let without = narrative(&Facts { nps: None, ..large }, ReportLanguage::English);
+        assert!(without.iter().all(|l| !l.contains("Net Promoter")), "{without:#?}");
     }
 }
