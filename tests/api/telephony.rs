@@ -9,9 +9,30 @@ use crate::helpers::campaigns::id_of;
 use crate::helpers::{TestApp, captured_logs};
 use crate::outreach::{MailServer, eventually, no_attempt_in_flight, outreach_app_with, provider_signature};
 use crate::receiver::{Receiver, Reply};
+use pulse::settings::Settings;
 use pulse_domain::outreach::models::{AnswerRecording, ReminderSchedule};
 
 const VOICE_FROM: &str = "+15550002222";
+
+/// A server that places calls through a local server in Twilio's place (which takes every call),
+/// from [`VOICE_FROM`], with `configure` applied; the mail server lives as long as it.
+struct Telephony {
+    app: TestApp,
+    provider: Receiver,
+    _mail: MailServer,
+}
+
+async fn telephony_app(configure: impl FnOnce(&mut Settings) + Send + 'static) -> Telephony {
+    let mail = MailServer::start();
+    let provider = Receiver::start().await;
+    provider.reply(Reply::Status(201));
+    let app = outreach_app_with(&mail, &provider, move |settings| {
+        settings.outreach.voice_from = Some(VOICE_FROM.into());
+        configure(settings);
+    })
+    .await;
+    Telephony { app, provider, _mail: mail }
+}
 
 /// A call Pulse asked the provider to place.
 #[derive(Clone, Debug)]
@@ -164,11 +185,7 @@ const HINDI: [&str; 5] = [
 
 #[tokio::test]
 async fn a_french_and_a_hindi_survey_are_asked_and_answered_by_phone() {
-    let mail = MailServer::start();
-    let provider = Receiver::start().await;
-    provider.reply(Reply::Status(201));
-    let app = outreach_app_with(&mail, &provider, |settings| {
-        settings.outreach.voice_from = Some(VOICE_FROM.into());
+    let Telephony { app, provider, _mail } = telephony_app(|settings| {
         // Every call of the test at once: pacing has its own test.
         settings.outreach.calls_at_once = 20;
     })
@@ -259,11 +276,7 @@ async fn a_french_and_a_hindi_survey_are_asked_and_answered_by_phone() {
 
 #[tokio::test]
 async fn a_call_request_the_provider_did_not_sign_is_refused() {
-    let mail = MailServer::start();
-    let provider = Receiver::start().await;
-    provider.reply(Reply::Status(201));
-    let app =
-        outreach_app_with(&mail, &provider, |settings| settings.outreach.voice_from = Some(VOICE_FROM.into())).await;
+    let Telephony { app, provider, _mail } = telephony_app(|_| {}).await;
     let partner = app.campaign_partner().await;
     telephony_campaign(&app, &partner.key.key, "en", &[("a", "+44 7700 900111")]).await;
     let call = eventually("a call placed", || placed_calls(&provider).into_iter().next()).await;
@@ -284,11 +297,7 @@ async fn a_call_request_the_provider_did_not_sign_is_refused() {
 /// `PULSE_VOICE_CALLS_PER_WORKSPACE` under way, and the next waits for one to end.
 #[tokio::test]
 async fn a_workspace_has_at_most_its_number_of_calls_under_way() {
-    let mail = MailServer::start();
-    let provider = Receiver::start().await;
-    provider.reply(Reply::Status(201));
-    let app = outreach_app_with(&mail, &provider, |settings| {
-        settings.outreach.voice_from = Some(VOICE_FROM.into());
+    let Telephony { app, provider, _mail } = telephony_app(|settings| {
         settings.outreach.calls_at_once = 2;
     })
     .await;
@@ -318,11 +327,7 @@ async fn a_workspace_has_at_most_its_number_of_calls_under_way() {
 /// and not asked again.
 #[tokio::test]
 async fn a_person_who_answered_on_the_page_meanwhile_is_thanked_not_asked_again() {
-    let mail = MailServer::start();
-    let provider = Receiver::start().await;
-    provider.reply(Reply::Status(201));
-    let app =
-        outreach_app_with(&mail, &provider, |settings| settings.outreach.voice_from = Some(VOICE_FROM.into())).await;
+    let Telephony { app, provider, _mail } = telephony_app(|_| {}).await;
     let partner = app.campaign_partner().await;
     let key = &partner.key.key;
     let brief = json!({
@@ -352,11 +357,7 @@ async fn a_person_who_answered_on_the_page_meanwhile_is_thanked_not_asked_again(
 /// occurred".
 #[tokio::test]
 async fn a_fault_during_a_call_is_a_polite_goodbye_not_an_application_error() {
-    let mail = MailServer::start();
-    let provider = Receiver::start().await;
-    provider.reply(Reply::Status(201));
-    let app =
-        outreach_app_with(&mail, &provider, |settings| settings.outreach.voice_from = Some(VOICE_FROM.into())).await;
+    let Telephony { app, provider, _mail } = telephony_app(|_| {}).await;
     let partner = app.campaign_partner().await;
     telephony_campaign(&app, &partner.key.key, "fr", &[("a", "+33 6 12 34 56 31")]).await;
     let placed = eventually("a call placed", || placed_calls(&provider).into_iter().next()).await;
@@ -375,11 +376,7 @@ async fn a_fault_during_a_call_is_a_polite_goodbye_not_an_application_error() {
 /// reminder 7½ hours after a call nobody took falls due at 23:00 there, so it rings at 09:00.
 #[tokio::test]
 async fn a_call_reminder_due_at_23_00_where_the_person_lives_rings_at_09_00_there() {
-    let mail = MailServer::start();
-    let provider = Receiver::start().await;
-    provider.reply(Reply::Status(201));
-    let app = outreach_app_with(&mail, &provider, |settings| {
-        settings.outreach.voice_from = Some(VOICE_FROM.into());
+    let Telephony { app, provider, _mail } = telephony_app(|settings| {
         let wait = time::Duration::hours(7) + time::Duration::minutes(30);
         settings.outreach.reminders = ReminderSchedule::new(vec![wait]).expect("a schedule");
     })
@@ -451,11 +448,7 @@ async fn recordings_become(app: &TestApp, key: &str, campaign: &str, expected: V
 /// deletion the provider fails is tried again until it confirms.
 #[tokio::test]
 async fn recorded_answers_are_deleted_at_the_provider_when_their_days_pass_or_their_person_is_erased() {
-    let mail = MailServer::start();
-    let provider = Receiver::start().await;
-    provider.reply(Reply::Status(201));
-    let app = outreach_app_with(&mail, &provider, |settings| {
-        settings.outreach.voice_from = Some(VOICE_FROM.into());
+    let Telephony { app, provider, _mail } = telephony_app(|settings| {
         settings.outreach.answer_recording = AnswerRecording::On;
     })
     .await;

@@ -91,8 +91,7 @@ where
         params: &[(String, String)],
         signature: Option<&str>,
     ) -> Result<()> {
-        let report = self.read_call(url, params, signature)?;
-        let call = self.repo.call(message).await?.ok_or_else(|| Error::not_found("call"))?;
+        let (report, call) = self.signed_call(message, url, params, signature).await?;
         let Some(status) = report.status.filter(|s| s.ended()) else { return Ok(()) };
         if call.outcome.is_some() || !call.placed_as(&report) {
             return Ok(());
@@ -109,12 +108,20 @@ where
         self.record(&call, &report, None, Some(outcome), None).await
     }
 
-    pub(super) fn read_call(
+    /// A report the provider signed about the call of `message`, with what the call recorded.
+    pub(super) async fn signed_call(
         &self,
+        message: MessageId,
         url: &str,
         params: &[(String, String)],
         signature: Option<&str>,
-    ) -> Result<CallReport> {
+    ) -> Result<(CallReport, CallContext)> {
+        let report = self.read_call(url, params, signature)?;
+        let call = self.repo.call(message).await?.ok_or_else(|| Error::not_found("call"))?;
+        Ok((report, call))
+    }
+
+    fn read_call(&self, url: &str, params: &[(String, String)], signature: Option<&str>) -> Result<CallReport> {
         self.sender.read_call(url, params, signature).ok_or_else(|| {
             Error::refused(ErrorCode::Unauthenticated, "the request does not carry the voice provider's signature")
         })

@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use super::Outreach;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ids::{MessageId, RecordingId};
 use crate::outreach::models::{
     NewRecording, RECORDING_BATCH, RECORDING_LEASE, RecordingDeletion, RecordingResult, RecordingRound, delete_after,
@@ -37,10 +37,9 @@ where
         params: &[(String, String)],
         signature: Option<&str>,
     ) -> Result<()> {
-        let report = self.read_call(url, params, signature)?;
         // Even a recording made on another call of the message (or after the call's outcome) is
         // audio at the provider: it is kept, so that it is deleted too.
-        let call = self.repo.call(message).await?.ok_or_else(|| Error::not_found("call"))?;
+        let (report, call) = self.signed_call(message, url, params, signature).await?;
         let Some(reference) = report.recording else { return Ok(()) };
         let now = self.clock.now();
         let id = RecordingId::new_random();
