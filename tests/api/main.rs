@@ -5,6 +5,7 @@ mod audience;
 mod browser;
 mod campaigns;
 mod cli;
+mod differencing;
 mod erasure;
 mod errors;
 mod exports;

@@ -37,6 +37,7 @@ use crate::{apps, health, page, public};
         campaigns::provision::provision,
         campaigns::get::get_campaign,
         results::get::get_results,
+        results::breakdown::get_breakdown,
         exports::request::request_export,
         exports::get::get_export,
         exports::download::download_export,

@@ -5,7 +5,7 @@ use std::future::Future;
 
 use crate::error::Result;
 use crate::ids::{CampaignId, WorkspaceId};
-use crate::results::models::{ResultsFilter, ResultsInput, StoredPhrase, TalliedInput};
+use crate::results::models::{Dimension, GroupSize, ResultsFilter, ResultsInput, StoredPhrase, TalliedInput};
 
 /// Reads what results are computed from.
 pub trait ResultsRepository: Send + Sync + 'static {
@@ -24,7 +24,8 @@ pub trait ResultsRepository: Send + Sync + 'static {
 
     /// The campaign's funnel and the summed tallies of the analyzed sessions `filter` selects
     /// (all when `None`): the counters, the themes at least `MIN_THEME_SESSIONS` sessions of the
-    /// group mention, `all_accepted` of the whole campaign, and, when `with_quotes`, the quote
+    /// group mention, `all_accepted` of the whole campaign, with a filter the campaign's accepted
+    /// sessions by the conditions they meet (`cells`), and, when `with_quotes`, the quote
     /// candidates of each text question picked as [`crate::results::models::QUOTE_CANDIDATES`] says
     /// (with whether any candidate of the question has a score). `pending` counts finished
     /// sessions whose analysis is not tallied yet, `pending_reanalysis` the campaign's analyses
@@ -40,6 +41,21 @@ pub trait ResultsRepository: Send + Sync + 'static {
         filter: Option<&ResultsFilter>,
         with_quotes: bool,
     ) -> impl Future<Output = Result<Option<TalliedInput>>> + Send;
+
+    /// The accepted sessions `filter` selects (all when `None`) by their value of `by`, largest
+    /// group first (ties by value), with those lacking the label as one group of value `None`;
+    /// empty groups are left out, and so is everything of an unknown campaign or another
+    /// workspace's. Linear in the campaign's distinct sets of launch labels, not in its sessions.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn result_groups(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        by: &Dimension,
+        filter: Option<&ResultsFilter>,
+    ) -> impl Future<Output = Result<Vec<GroupSize>>> + Send;
 
     /// The campaign's sealed phrases among `wanted` (pairs of key and label digests); unknown
     /// pairs are left out.

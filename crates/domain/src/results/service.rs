@@ -4,10 +4,11 @@ use crate::analysis::models::{AnalyzerInfo, Verdict, decode_phrases, phrases_sea
 use crate::error::{Error, Result};
 use crate::ids::{CampaignId, SessionId, WorkspaceId};
 use crate::results::models::{
-    AnalyzedAnswer, AnalyzedSession, AnswerTally, CampaignResults, OpenedSession, OpenedTally, PhraseMention,
-    QuoteCandidate, ResultsFilter, SealedQuote, SessionTally, Subtag, TalliedInput, Transcript, compute,
+    AnalyzedAnswer, AnalyzedSession, AnswerTally, BREAKDOWN_THEMES, Breakdown, BreakdownRow, CampaignResults,
+    Dimension, MAX_BREAKDOWN_ROWS, OpenedSession, OpenedTally, PhraseMention, QuoteCandidate, ResultsFilter,
+    RowMeasures, RowSuppression, SealedQuote, SessionTally, Subtag, TalliedInput, Transcript, Unlisted, compute,
     compute_tallied, decode_phrase, encode_phrase, phrase_key_input, phrase_label_input, phrase_seal_context,
-    quote_seal_context, wanted_phrases,
+    quote_seal_context, suppress_complements, wanted_phrases,
 };
 use crate::results::ports::ResultsRepository;
 use crate::sessions::models::answer_seal_context;
@@ -51,6 +52,93 @@ impl<R: ResultsRepository, C: Crypto, K: Clock> Results<R, C, K> {
             .ok_or_else(|| Error::not_found("campaign"))?;
         let opened = self.open_tally(&input).await?;
         compute_tallied(&input, &opened, filter, may_quote, &self.analyzer, self.clock.now())
+    }
+
+    /// The group the filter selects, one row per value of `by`: each row's count, and its
+    /// measures where the floor and complementary suppression allow.
+    ///
+    /// # Errors
+    /// As [`Results::results`].
+    pub async fn breakdown(
+        &self,
+        principal: &Principal,
+        workspace_header: Option<&str>,
+        id: CampaignId,
+        by: Dimension,
+        filter: Option<ResultsFilter>,
+    ) -> Result<Breakdown> {
+        principal.require_scope(Scope::RESULTS)?;
+        let workspace = principal.resolve_workspace(workspace_header)?;
+        let whole = self.tallied(workspace, id, filter.clone()).await?;
+        let floor = u64::from(whole.anonymity_floor);
+        let groups = self.repo.result_groups(workspace, id, &by, filter.as_ref()).await?;
+        let (listed, rest) = groups.split_at(groups.len().min(MAX_BREAKDOWN_ROWS));
+        let unlisted = Unlisted { groups: rest.len() as u64, accepted: rest.iter().map(|g| g.accepted).sum() };
+        let mut rows = Vec::with_capacity(listed.len());
+        for group in listed {
+            let mut row = BreakdownRow {
+                value: group.value.clone(),
+                accepted: group.accepted,
+                measures: None,
+                suppression: None,
+            };
+            let reason = if let Some(reason) = whole.methodology.suppression {
+                reason.into()
+            } else if group.value.is_none() {
+                RowSuppression::Unlabelled
+            } else if group.accepted < floor {
+                RowSuppression::GroupBelowFloor
+            } else {
+                let narrower =
+                    group.value.as_ref().and_then(|v| filter.clone().unwrap_or_default().and(&by.condition(v)));
+                // A value no session of the group can have besides the filter's own is no group.
+                let Some(narrower) = narrower else { continue };
+                let results = self.tallied(workspace, id, Some(narrower)).await?;
+                if let Some(reason) = results.methodology.suppression {
+                    reason.into()
+                } else {
+                    row.measures = Some(RowMeasures {
+                        overall_sentiment_score: results.overall_sentiment_score,
+                        sentiment: results.sentiment,
+                        csat: results.csat,
+                        nps: results.nps,
+                        themes: results.themes.into_iter().take(BREAKDOWN_THEMES).collect(),
+                    });
+                    rows.push(row);
+                    continue;
+                }
+            };
+            row.suppression = Some(reason);
+            rows.push(row);
+        }
+        suppress_complements(&mut rows, unlisted, floor);
+        Ok(Breakdown {
+            campaign: whole.campaign,
+            by,
+            filter,
+            accepted_count: whole.accepted_count,
+            anonymity_floor: whole.anonymity_floor,
+            suppression: whole.methodology.suppression,
+            rows,
+            unlisted,
+            generated_at: whole.generated_at,
+        })
+    }
+
+    /// The group's results from the tallies, without quotes.
+    async fn tallied(
+        &self,
+        workspace: WorkspaceId,
+        id: CampaignId,
+        filter: Option<ResultsFilter>,
+    ) -> Result<CampaignResults> {
+        let input = self
+            .repo
+            .results_tally(workspace, id, filter.as_ref(), false)
+            .await?
+            .ok_or_else(|| Error::not_found("campaign"))?;
+        let opened = self.open_tally(&input).await?;
+        compute_tallied(&input, &opened, filter, false, &self.analyzer, self.clock.now())
     }
 
     /// The same results computed from every analyzed answer (linear in the campaign's sessions):

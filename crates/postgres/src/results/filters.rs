@@ -121,6 +121,30 @@ macro_rules! device_labelled {
     };
 }
 
+/// The accepted sessions of campaign `$1` that a filter selects (see [`selected`]) as rows of
+/// `(platform, app_version, tags, attributes, n)`: each segment once with its count, and each
+/// session in no segment alone, with its device's platform and app version where it has none.
+/// Linear in the campaign's segments, not in its sessions.
+macro_rules! accepted_units {
+    () => {
+        concat!(
+            "SELECT s.platform, s.app_version, s.tags, s.attributes, c.n
+             FROM result_segments s JOIN result_segment_counts c ON c.segment_id = s.id
+             WHERE s.campaign_id = $1 AND c.metric = 'accepted' AND c.question_id = '' AND c.value = 0 AND c.n > 0
+               AND ",
+            segment_selected!(),
+            "
+             UNION ALL
+             SELECT COALESCE(r.platform, d.platform), COALESCE(r.app_version, d.app_version), r.tags,
+                    r.attributes, 1::bigint
+             FROM result_sessions r LEFT JOIN app_devices d ON d.id = r.device_id
+             WHERE r.accepted AND ",
+            unsegmented!()
+        )
+    };
+}
+
+pub(crate) use accepted_units;
 pub(crate) use bind_filter;
 pub(crate) use device_labelled;
 pub(crate) use filtered_sessions;

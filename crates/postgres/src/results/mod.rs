@@ -2,6 +2,7 @@
 //! sessions are analyzed (`maintain`), read whole or by filter (`read`).
 
 mod filters;
+mod groups;
 pub(crate) mod maintain;
 mod read;
 pub(crate) mod rows;
@@ -15,7 +16,8 @@ use pulse_domain::Result;
 use pulse_domain::campaigns::ports::CampaignRepository;
 use pulse_domain::ids::{CampaignId, SessionId, WorkspaceId};
 use pulse_domain::results::models::{
-    AnalyzedAnswer, AnalyzedSession, ResultsFilter, ResultsInput, Segment, StoredPhrase, TalliedInput,
+    AnalyzedAnswer, AnalyzedSession, Dimension, GroupSize, ResultsFilter, ResultsInput, Segment, StoredPhrase,
+    TalliedInput,
 };
 use serde_json::Value;
 use uuid::Uuid;
@@ -203,6 +205,16 @@ impl ResultsRepository for PgStore {
             counts: overview.counts,
             tally,
         }))
+    }
+
+    async fn result_groups(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        by: &Dimension,
+        filter: Option<&ResultsFilter>,
+    ) -> Result<Vec<GroupSize>> {
+        self.group_sizes(workspace, campaign, by, filter).await
     }
 
     async fn result_phrases(&self, campaign: CampaignId, wanted: &[(Vec<u8>, Vec<u8>)]) -> Result<Vec<StoredPhrase>> {

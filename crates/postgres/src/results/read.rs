@@ -24,14 +24,14 @@ use crate::statement::Cached as _;
 use crate::store::PgStore;
 
 /// A filter's values as bound to [`selected`].
-struct FilterBinds {
-    platform: Option<String>,
-    version: Option<String>,
-    tags: Vec<String>,
-    attributes: Value,
+pub(super) struct FilterBinds {
+    pub(super) platform: Option<String>,
+    pub(super) version: Option<String>,
+    pub(super) tags: Vec<String>,
+    pub(super) attributes: Value,
 }
 
-fn filter_binds(filter: &ResultsFilter) -> FilterBinds {
+pub(super) fn filter_binds(filter: &ResultsFilter) -> FilterBinds {
     let attributes: serde_json::Map<String, Value> =
         filter.attributes.iter().map(|(name, value)| (name.clone(), Value::String(value.clone()))).collect();
     FilterBinds {
@@ -226,6 +226,7 @@ impl PgStore {
             counts: counts_of(counts)?,
             all_accepted: whole(Metric::Accepted),
             all_analyzed: whole(Metric::Analyzed),
+            cells: Self::condition_cells(conn, campaign, filter).await?,
             themes: themes_of(themes),
             ..GroupTally::default()
         };

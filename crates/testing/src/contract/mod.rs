@@ -350,6 +350,7 @@ macro_rules! contract_suite {
                 tallied_results_equal_results_computed_from_every_answer,
                 tallied_means_on_rounding_boundaries_equal_those_computed_from_every_answer,
                 sessions_without_launch_labels_are_filtered_by_their_devices_labels_now,
+                groups_are_counted_as_from_every_answer,
             }
             exports {
                 an_export_is_read_back_only_in_its_workspace,

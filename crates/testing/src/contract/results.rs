@@ -10,7 +10,7 @@ use pulse_domain::apps::models::RegisterInput;
 use pulse_domain::campaigns::models::LanguageTag;
 use pulse_domain::campaigns::models::{BriefInput, CampaignOverview, LaunchInput, ProvisionInput, QualityInput};
 use pulse_domain::ids::CampaignId;
-use pulse_domain::results::models::ResultsFilter;
+use pulse_domain::results::models::{Dimension, ResultsFilter, Segment, group_sizes};
 use pulse_domain::results::service::Results;
 use pulse_domain::sessions::models::{AnswerInput, StartInput, StartOutcome, StartedSession, Visit};
 use pulse_domain::tenancy::service::KeyRequest;
@@ -351,4 +351,44 @@ pub async fn sessions_without_launch_labels_are_filtered_by_their_devices_labels
     let after = results.results(&p.principal, None, id, Some(newest)).await.expect("results");
     assert_eq!(after.accepted_count, before.accepted_count + 1, "the updated device's session moved to 2.1.0");
     assert_tallies_agree(&w, &p, id).await;
+}
+
+/// Groups for breakdowns are those every analyzed answer gives, for every dimension and filter,
+/// and none for another workspace.
+pub async fn groups_are_counted_as_from_every_answer<S: Store>(store: S) {
+    let w = World::new(store);
+    let (p, campaign) = quoting_campaign(&w).await;
+    let id = campaign.campaign.id;
+    respond_all(&w, &p, &campaign).await;
+    analyze_all(&w, "1").await;
+    let platforms = w.store.result_groups(p.workspace, id, &Dimension::Platform, None).await.expect("groups");
+    let sizes: Vec<(Option<&str>, u64)> = platforms.iter().map(|g| (g.value.as_deref(), g.accepted)).collect();
+    assert_eq!(sizes, vec![(Some("ios"), 7), (Some("android"), 5), (Some("web"), 3)], "iOS is ios; one is too fast");
+
+    let input = w.store.results_input(p.workspace, id, false).await.expect("input").expect("campaign");
+    let dimensions = [
+        Dimension::Platform,
+        Dimension::AppVersion,
+        Dimension::Tag,
+        Dimension::Attribute("plan".into()),
+        Dimension::Attribute("seats".into()),
+        Dimension::Attribute("colour".into()),
+    ];
+    for filter in FILTERS {
+        let params: Vec<(String, String)> = filter.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        let filter = ResultsFilter::parse(&params).expect("a filter");
+        let selected: Vec<&Segment> = input
+            .sessions
+            .iter()
+            .filter(|s| s.rejection.is_none() && filter.as_ref().is_none_or(|f| f.matches(&s.segment)))
+            .map(|s| &s.segment)
+            .collect();
+        for by in &dimensions {
+            let stored = w.store.result_groups(p.workspace, id, by, filter.as_ref()).await.expect("groups");
+            assert_eq!(stored, group_sizes(selected.iter().copied(), by), "by {by:?}, filter {filter:?}");
+        }
+    }
+    let stranger = w.partner("Other").await;
+    let foreign = w.store.result_groups(stranger.workspace, id, &Dimension::Platform, None).await.expect("groups");
+    assert!(foreign.is_empty(), "another workspace's campaign has no groups");
 }

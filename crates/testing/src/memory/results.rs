@@ -4,8 +4,8 @@ use super::*;
 use pulse_domain::error::Result;
 use pulse_domain::ids::{CampaignId, WorkspaceId};
 use pulse_domain::results::models::{
-    AnalyzedAnswer, AnalyzedSession, GroupTally, QuoteRow, ResultsFilter, ResultsInput, Segment, StoredPhrase,
-    TalliedInput, ThemeShare, merge_counts, merge_themes,
+    AnalyzedAnswer, AnalyzedSession, Dimension, GroupSize, GroupTally, QuoteRow, ResultsFilter, ResultsInput, Segment,
+    StoredPhrase, TalliedInput, ThemeShare, cell_of, group_sizes, merge_counts, merge_themes,
 };
 use pulse_domain::results::ports::ResultsRepository;
 use pulse_domain::sessions::models::SessionStatus;
@@ -91,13 +91,18 @@ impl ResultsRepository for MemoryStore {
         let mut counts = Vec::new();
         let mut shares: Vec<Vec<ThemeShare>> = Vec::new();
         let mut tallied = 0_u64;
+        let conditions = filter.map(ResultsFilter::conditions).unwrap_or_default();
         for row in state.sessions.values().filter(|s| s.session.campaign_id == campaign) {
             let Some((rejection, session)) = state.tallies.get(&row.session.id) else { continue };
             tallied += 1;
+            let segment = state.segment_of(row);
             if rejection.is_none() {
                 tally.all_accepted += 1;
+                if filter.is_some() {
+                    *tally.cells.entry(cell_of(&conditions, &segment)).or_default() += 1;
+                }
             }
-            if filter.is_some_and(|f| !f.matches(&state.segment_of(row))) {
+            if filter.is_some_and(|f| !f.matches(&segment)) {
                 continue;
             }
             counts.extend(session.counts(*rejection));
@@ -131,6 +136,28 @@ impl ResultsRepository for MemoryStore {
             counts: overview.counts,
             tally,
         }))
+    }
+
+    async fn result_groups(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        by: &Dimension,
+        filter: Option<&ResultsFilter>,
+    ) -> Result<Vec<GroupSize>> {
+        let state = self.state();
+        if state.campaigns.get(&campaign).is_none_or(|c| c.workspace_id != workspace) {
+            return Ok(Vec::new());
+        }
+        let segments: Vec<Segment> = state
+            .sessions
+            .values()
+            .filter(|row| row.session.campaign_id == campaign)
+            .filter(|row| state.tallies.get(&row.session.id).is_some_and(|(rejection, _)| rejection.is_none()))
+            .map(|row| state.segment_of(row))
+            .filter(|segment| filter.is_none_or(|f| f.matches(segment)))
+            .collect();
+        Ok(group_sizes(&segments, by))
     }
 
     async fn result_phrases(&self, campaign: CampaignId, wanted: &[(Vec<u8>, Vec<u8>)]) -> Result<Vec<StoredPhrase>> {

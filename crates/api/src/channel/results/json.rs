@@ -3,8 +3,9 @@
 use std::collections::BTreeMap;
 
 use pulse_domain::analysis::models::ModelInfo;
+use pulse_domain::campaigns::models::Campaign;
 use pulse_domain::results::models::{
-    CSAT_METHOD, CampaignResults, LabelCount, NPS_METHOD, SENTIMENT_THRESHOLD, ThemeCount,
+    CSAT_METHOD, CampaignResults, Csat, LabelCount, NPS_METHOD, Nps, ResultsFilter, SENTIMENT_THRESHOLD, ThemeCount,
 };
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -125,7 +126,9 @@ pub struct MethodologyBody {
     /// recommendation questions, as percentages of everyone who rated.
     #[schema(example = json!(NPS_METHOD))]
     pub nps_method: &'static str,
-    /// Why the breakdowns are empty: `GROUP_BELOW_FLOOR`, `COMPLEMENT_BELOW_FLOOR`, or null.
+    /// Why the breakdowns are empty: `GROUP_BELOW_FLOOR`, `COMPLEMENT_BELOW_FLOOR` (comparing
+    /// this view with views of fewer of its conditions would set fewer than the floor apart), or
+    /// null.
     pub suppression: Option<&'static str>,
     /// `INCLUDED`, `NOT_PERMITTED` (the key lacks channel:transcripts) or `HIDDEN_BY_FLOOR`.
     #[schema(example = "NOT_PERMITTED")]
@@ -279,38 +282,51 @@ pub struct ResultsBody {
     pub quotes: Vec<QuoteBody>,
 }
 
+impl From<&Campaign> for ResultsCampaignBody {
+    fn from(c: &Campaign) -> Self {
+        Self {
+            campaign_id: c.id.0,
+            name: c.name.clone(),
+            status: c.status.as_str(),
+            respondent_group: c.audience.as_str(),
+        }
+    }
+}
+
+impl From<Csat> for CsatBody {
+    fn from(c: Csat) -> Self {
+        Self { score: c.score, satisfied: c.satisfied, rated: c.rated }
+    }
+}
+
+impl From<Nps> for NpsBody {
+    fn from(n: Nps) -> Self {
+        Self { score: n.score, promoters: n.promoters, passives: n.passives, detractors: n.detractors, rated: n.rated }
+    }
+}
+
+impl From<ResultsFilter> for FilterBody {
+    fn from(f: ResultsFilter) -> Self {
+        Self { platform: f.platform, app_version: f.app_version, tags: f.tags, attributes: f.attributes }
+    }
+}
+
 impl From<CampaignResults> for ResultsBody {
     fn from(r: CampaignResults) -> Self {
         let a = &r.acceptance;
         let m = &r.metrics;
         Self {
-            campaign: ResultsCampaignBody {
-                campaign_id: r.campaign.id.0,
-                name: r.campaign.name.clone(),
-                status: r.campaign.status.as_str(),
-                respondent_group: r.campaign.audience.as_str(),
-            },
+            campaign: ResultsCampaignBody::from(&r.campaign),
             accepted_count: r.accepted_count,
             weighted_accepted_count: r.weighted_accepted_count,
             overall_sentiment_score: r.overall_sentiment_score,
-            csat: r.csat.map(|c| CsatBody { score: c.score, satisfied: c.satisfied, rated: c.rated }),
-            nps: r.nps.map(|n| NpsBody {
-                score: n.score,
-                promoters: n.promoters,
-                passives: n.passives,
-                detractors: n.detractors,
-                rated: n.rated,
-            }),
+            csat: r.csat.map(CsatBody::from),
+            nps: r.nps.map(NpsBody::from),
             sentiment: r.sentiment.iter().map(SentimentCountBody::from).collect(),
             themes: r.themes.iter().map(ThemeBody::from).collect(),
             anonymity_floor: r.anonymity_floor,
             floor_applied: r.floor_applied,
-            filter: r.filter.map(|f| FilterBody {
-                platform: f.platform,
-                app_version: f.app_version,
-                tags: f.tags,
-                attributes: f.attributes,
-            }),
+            filter: r.filter.map(FilterBody::from),
             generated_at: r.generated_at,
             methodology: MethodologyBody {
                 sentiment_model: ModelBody::from(&r.methodology.sentiment),
@@ -395,8 +411,8 @@ impl From<CampaignResults> for ResultsBody {
     }
 }
 
-/// Optional filters; every one given must hold. A filter is refused nothing for isolating a
-/// small group: the breakdowns are suppressed instead (`COMPLEMENT_BELOW_FLOOR`).
+/// Optional filters; every one given must hold. A filter is never refused for isolating a small
+/// group: the breakdowns are suppressed instead (`COMPLEMENT_BELOW_FLOOR`).
 #[derive(Debug, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ResultsQuery {

@@ -4,10 +4,10 @@ use crate::analysis::models::{AnalyzerInfo, KeyPhrase, Rejection, redact_contact
 use crate::campaigns::models::{CSAT, Campaign, CampaignCounts, NPS, QuestionKind, Survey};
 use crate::ids::SessionId;
 use crate::results::models::{
-    Acceptance, AnalyzedSession, CampaignResults, Csat, FINE_UNITS, Inferred, LabelCount, MAX_QUESTION_THEMES,
-    MAX_QUOTES_PER_QUESTION, MAX_THEMES, MIN_THEME_SESSIONS, Methodology, Metrics, Nps, QuestionResult, Quote,
-    QuotesState, RatingSummary, ResultsFilter, ResultsInput, SCORE_UNITS, SentimentLabel, Subtag, Suppression,
-    ThemeCount, fine_units, mean_of, score_units, session_label, session_score,
+    Acceptance, AnalyzedSession, CampaignResults, ConditionCells, Csat, FINE_UNITS, Inferred, LabelCount,
+    MAX_QUESTION_THEMES, MAX_QUOTES_PER_QUESTION, MAX_THEMES, MIN_THEME_SESSIONS, Methodology, Metrics, Nps,
+    QuestionResult, Quote, QuotesState, RatingSummary, ResultsFilter, ResultsInput, SCORE_UNITS, SentimentLabel,
+    Subtag, Suppression, ThemeCount, cell_of, fine_units, mean_of, score_units, session_label, session_score,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::convert::Infallible;
@@ -62,6 +62,8 @@ pub(super) struct GroupTotals {
     pub accepted: u64,
     /// Accepted sessions of the whole campaign.
     pub all_accepted: u64,
+    /// The campaign's accepted sessions by the filter's conditions they meet; empty unfiltered.
+    pub cells: ConditionCells,
     pub rejections: Vec<(Rejection, u64)>,
     /// Coverages of accepted sessions, in [`FINE_UNITS`].
     pub coverage_sum: i64,
@@ -133,10 +135,9 @@ pub(super) fn finish<E>(
     let floor = u64::from(campaign.anonymity_floor);
     let accepted_count = totals.accepted;
     let all_accepted = totals.all_accepted;
-    let complement = all_accepted.saturating_sub(accepted_count);
     let suppression = if accepted_count < floor {
         Some(Suppression::GroupBelowFloor)
-    } else if request.filter.is_some() && complement > 0 && complement < floor {
+    } else if request.filter.is_some() && totals.cells.values().any(|n| (1..floor).contains(n)) {
         Some(Suppression::ComplementBelowFloor)
     } else {
         None
@@ -352,6 +353,16 @@ pub fn compute(
         analyzed: group.len() as u64,
         accepted: accepted.len() as u64,
         all_accepted: input.sessions.iter().filter(|s| s.rejection.is_none()).count() as u64,
+        cells: {
+            let conditions = filter.as_ref().map(ResultsFilter::conditions).unwrap_or_default();
+            let mut cells = ConditionCells::new();
+            if filter.is_some() {
+                for session in input.sessions.iter().filter(|s| s.rejection.is_none()) {
+                    *cells.entry(cell_of(&conditions, &session.segment)).or_default() += 1;
+                }
+            }
+            cells
+        },
         rejections: Rejection::ALL
             .into_iter()
             .map(|r| (r, group.iter().filter(|s| s.rejection == Some(r)).count() as u64))

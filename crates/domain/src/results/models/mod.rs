@@ -5,9 +5,11 @@
 //! floor (or one a filter would isolate by difference with the unfiltered view) shows counts only.
 
 mod aggregate;
+mod breakdown;
 mod tally;
 
 pub use aggregate::*;
+pub use breakdown::*;
 pub use tally::*;
 
 use crate::analysis::models::{ModelInfo, Rejection, Step, StepResult};
@@ -233,15 +235,91 @@ impl ResultsFilter {
     }
 
     pub fn matches(&self, segment: &Segment) -> bool {
-        let platform_ok =
-            self.platform.as_ref().is_none_or(|p| segment.platform.as_ref().is_some_and(|s| s.eq_ignore_ascii_case(p)));
-        let version_ok = self.app_version.as_ref().is_none_or(|v| segment.app_version.as_ref() == Some(v));
-        let tags_ok = self.tags.iter().all(|t| segment.tags.contains(t));
-        let attributes_ok = self.attributes.iter().all(|(name, wanted)| {
-            segment.attributes.get(name).and_then(attribute_text).is_some_and(|text| text == *wanted)
-        });
-        platform_ok && version_ok && tags_ok && attributes_ok
+        self.conditions().iter().all(|c| c.matches(segment))
     }
+
+    /// The filter's conditions in a fixed order (platform, app version, tags as given, attributes
+    /// by name): bit `i` of a [`ConditionCells`] key is condition `i`.
+    pub fn conditions(&self) -> Vec<Condition> {
+        let mut conditions = Vec::new();
+        conditions.extend(self.platform_folded().map(Condition::Platform));
+        conditions.extend(self.app_version.clone().map(Condition::AppVersion));
+        conditions.extend(self.tags.iter().cloned().map(Condition::Tag));
+        conditions
+            .extend(self.attributes.iter().map(|(name, value)| Condition::Attribute(name.clone(), value.clone())));
+        conditions
+    }
+
+    /// This filter with one condition more; `None` when it cannot hold with the others (another
+    /// platform, app version or value of the same attribute).
+    pub fn and(&self, condition: &Condition) -> Option<Self> {
+        let mut narrower = self.clone();
+        let conflicts = |slot: &Option<String>, value: &str| slot.as_ref().is_some_and(|s| s != value);
+        match condition {
+            Condition::Platform(platform) => {
+                if self.platform_folded().is_some_and(|p| p != *platform) {
+                    return None;
+                }
+                narrower.platform = Some(platform.clone());
+            }
+            Condition::AppVersion(version) => {
+                if conflicts(&self.app_version, version) {
+                    return None;
+                }
+                narrower.app_version = Some(version.clone());
+            }
+            Condition::Tag(tag) => {
+                if !narrower.tags.contains(tag) {
+                    narrower.tags.push(tag.clone());
+                }
+            }
+            Condition::Attribute(name, value) => {
+                if narrower.attributes.insert(name.clone(), value.clone()).is_some_and(|earlier| earlier != *value) {
+                    return None;
+                }
+            }
+        }
+        Some(narrower)
+    }
+}
+
+/// One condition of a [`ResultsFilter`].
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Condition {
+    /// In ASCII lower case (the platform filter ignores ASCII case).
+    Platform(String),
+    AppVersion(String),
+    Tag(String),
+    /// A name and the text its value is compared as.
+    Attribute(String, String),
+}
+
+impl Condition {
+    pub fn matches(&self, segment: &Segment) -> bool {
+        match self {
+            Condition::Platform(platform) => {
+                segment.platform.as_ref().is_some_and(|s| s.eq_ignore_ascii_case(platform))
+            }
+            Condition::AppVersion(version) => segment.app_version.as_ref() == Some(version),
+            Condition::Tag(tag) => segment.tags.contains(tag),
+            Condition::Attribute(name, wanted) => {
+                segment.attributes.get(name).and_then(attribute_text).is_some_and(|text| text == *wanted)
+            }
+        }
+    }
+}
+
+/// The accepted sessions of a whole campaign grouped by which conditions of a filter they meet:
+/// the key's bit `i` is set when a session meets condition `i` of
+/// [`ResultsFilter::conditions`]; empty cells are left out. Every difference between views made
+/// of these conditions (a view less a narrower one, and any sum and difference of such views) is
+/// a union of cells, so a view is shown only when each of its cells is empty or holds at least
+/// the floor.
+pub type ConditionCells = BTreeMap<u64, u64>;
+
+/// The cell key of a session's segment.
+pub fn cell_of(conditions: &[Condition], segment: &Segment) -> u64 {
+    conditions.iter().enumerate().filter(|(_, c)| c.matches(segment)).fold(0, |key, (i, _)| key | (1 << i))
 }
 
 /// The text an attribute filter compares a value with: strings, numbers and booleans; other values
@@ -313,8 +391,9 @@ pub struct Csat {
 pub enum Suppression {
     /// The group has fewer accepted sessions than the floor.
     GroupBelowFloor,
-    /// The sessions the filter leaves out are fewer than the floor (but not none): comparing
-    /// with the unfiltered view would show them alone.
+    /// Some sessions that comparing this view with views of fewer of its conditions would set
+    /// apart (those meeting some of its conditions but not the others, or none of them; with one
+    /// condition, the sessions it leaves out) are fewer than the floor, but not none.
     ComplementBelowFloor,
 }
 

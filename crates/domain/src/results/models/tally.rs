@@ -13,8 +13,8 @@ use crate::campaigns::models::{Campaign, CampaignCounts, LanguageTag, QuestionKi
 use crate::error::{Error, Result};
 use crate::ids::{CampaignId, SessionId};
 use crate::results::models::{
-    CampaignResults, MAX_QUOTES_PER_QUESTION, MIN_THEME_SESSIONS, ResultsFilter, SentimentLabel, ThemeCount,
-    attribute_text,
+    CampaignResults, ConditionCells, MAX_QUOTES_PER_QUESTION, MIN_THEME_SESSIONS, ResultsFilter, SentimentLabel,
+    ThemeCount, attribute_text,
 };
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -489,6 +489,8 @@ pub struct GroupTally {
     pub all_accepted: u64,
     /// Tallied sessions of the whole campaign, for the pending count.
     pub all_analyzed: u64,
+    /// With a filter, the campaign's accepted sessions by the filter's conditions they meet.
+    pub cells: ConditionCells,
     /// Themes mentioned by at least [`MIN_THEME_SESSIONS`] sessions of the group.
     pub themes: Vec<ThemeTotal>,
     /// Quote candidates of the group's accepted sessions (only when quotes were asked for).
@@ -626,6 +628,7 @@ pub fn compute_tallied(
         analyzed: sums.count(Metric::Analyzed, ""),
         accepted: sums.count(Metric::Accepted, ""),
         all_accepted: input.tally.all_accepted,
+        cells: input.tally.cells.clone(),
         rejections: Rejection::ALL.into_iter().map(|r| (r, sums.count(Metric::Rejection(r), ""))).collect(),
         coverage_sum: sums.total(Metric::Coverage, ""),
         median_duration_secs,
