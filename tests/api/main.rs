@@ -34,6 +34,7 @@ mod studio;
 mod telephony;
 mod timeouts;
 mod tls;
+mod trend;
 mod webhooks;
 mod webhooks_redelivery;
 mod webhooks_rotation;

@@ -32,6 +32,7 @@ async fn the_document_is_served_without_a_key_and_lists_every_route() {
         "GET /api/v1/channel/campaigns/{id}",
         "GET /api/v1/channel/campaigns/{id}/results",
         "GET /api/v1/channel/campaigns/{id}/results/breakdown",
+        "GET /api/v1/channel/campaigns/{id}/results/trend",
         "POST /api/v1/channel/campaigns/{id}/exports",
         "GET /api/v1/channel/exports/{id}",
         "GET /api/v1/channel/downloads/{token}/{filename}",

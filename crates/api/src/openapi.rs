@@ -38,6 +38,7 @@ use crate::{apps, health, page, public};
         campaigns::get::get_campaign,
         results::get::get_results,
         results::breakdown::get_breakdown,
+        results::trend::get_trend,
         exports::request::request_export,
         exports::get::get_export,
         exports::download::download_export,

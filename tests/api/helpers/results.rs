@@ -27,6 +27,16 @@ impl TestApp {
             .expect("request")
     }
 
+    pub async fn trend(&self, key: &str, campaign: &str, query: &[(&str, &str)]) -> reqwest::Response {
+        self.client
+            .get(self.url(&format!("/api/v1/channel/campaigns/{campaign}/results/trend")))
+            .query(query)
+            .bearer_auth(key)
+            .send()
+            .await
+            .expect("request")
+    }
+
     /// Analyzes every finished session that is due, and reads again those an older analyzer read,
     /// as a replica's worker does; returns what it did.
     pub async fn analyze(&self) -> Vec<pulse_domain::analysis::models::AnalysisSummary> {

@@ -5,7 +5,9 @@ use std::future::Future;
 
 use crate::error::Result;
 use crate::ids::{CampaignId, WorkspaceId};
-use crate::results::models::{Dimension, GroupSize, ResultsFilter, ResultsInput, StoredPhrase, TalliedInput};
+use crate::results::models::{
+    Dimension, GroupSize, ResultsFilter, ResultsInput, StoredPhrase, TalliedInput, TrendInput,
+};
 
 /// Reads what results are computed from.
 pub trait ResultsRepository: Send + Sync + 'static {
@@ -56,6 +58,21 @@ pub trait ResultsRepository: Send + Sync + 'static {
         by: &Dimension,
         filter: Option<&ResultsFilter>,
     ) -> impl Future<Output = Result<Vec<GroupSize>>> + Send;
+
+    /// The campaign's accepted sessions by the quarter hour they were completed in
+    /// ([`crate::results::models::TREND_SLOT_SECS`], UTC), in time order: per slot, the
+    /// campaign's sessions by which of `filter`'s conditions they meet (all in cell 0 without a
+    /// filter) and the [`crate::results::models::trend_metrics`] counters of those `filter`
+    /// selects. `None` for an unknown campaign or another workspace's.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn trend_slots(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        filter: Option<&ResultsFilter>,
+    ) -> impl Future<Output = Result<Option<TrendInput>>> + Send;
 
     /// The campaign's sealed phrases among `wanted` (pairs of key and label digests); unknown
     /// pairs are left out.

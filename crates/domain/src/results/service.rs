@@ -6,9 +6,9 @@ use crate::ids::{CampaignId, SessionId, WorkspaceId};
 use crate::results::models::{
     AnalyzedAnswer, AnalyzedSession, AnswerTally, BREAKDOWN_THEMES, Breakdown, BreakdownRow, CampaignResults,
     Dimension, MAX_BREAKDOWN_ROWS, OpenedSession, OpenedTally, PhraseMention, QuoteCandidate, ResultsFilter,
-    RowMeasures, RowSuppression, SealedQuote, SessionTally, Subtag, TalliedInput, Transcript, Unlisted, compute,
-    compute_tallied, decode_phrase, encode_phrase, phrase_key_input, phrase_label_input, phrase_seal_context,
-    quote_seal_context, suppress_complements, wanted_phrases,
+    RowMeasures, RowSuppression, SealedQuote, SessionTally, Subtag, TalliedInput, Transcript, Trend, TrendRequest,
+    Unlisted, compute, compute_tallied, compute_trend, decode_phrase, encode_phrase, phrase_key_input,
+    phrase_label_input, phrase_seal_context, quote_seal_context, suppress_complements, wanted_phrases,
 };
 use crate::results::ports::ResultsRepository;
 use crate::sessions::models::answer_seal_context;
@@ -123,6 +123,27 @@ impl<R: ResultsRepository, C: Crypto, K: Clock> Results<R, C, K> {
             unlisted,
             generated_at: whole.generated_at,
         })
+    }
+
+    /// The group the request's filter selects over time, in buckets of whole blocks.
+    ///
+    /// # Errors
+    /// As [`Results::results`].
+    pub async fn trend(
+        &self,
+        principal: &Principal,
+        workspace_header: Option<&str>,
+        id: CampaignId,
+        request: TrendRequest,
+    ) -> Result<Trend> {
+        principal.require_scope(Scope::RESULTS)?;
+        let workspace = principal.resolve_workspace(workspace_header)?;
+        let input = self
+            .repo
+            .trend_slots(workspace, id, request.filter.as_ref())
+            .await?
+            .ok_or_else(|| Error::not_found("campaign"))?;
+        Ok(compute_trend(&input, &request, self.clock.now()))
     }
 
     /// The group's results from the tallies, without quotes.

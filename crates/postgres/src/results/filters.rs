@@ -144,8 +144,21 @@ macro_rules! accepted_units {
     };
 }
 
+/// The cell of labels row `u` (columns `platform`, `app_version`, `tags`, `attributes`): bit
+/// `i - 1` set for each condition `i` of table `f(kind, name, value, i)` it meets.
+macro_rules! cell_mask {
+    () => {
+        "(SELECT COALESCE(sum(1::bigint << (f.i - 1)::int), 0)::bigint FROM f
+          WHERE CASE f.kind WHEN 'platform' THEN u.platform = f.value
+                            WHEN 'appVersion' THEN u.app_version = f.value
+                            WHEN 'tag' THEN f.value = ANY (u.tags)
+                            ELSE u.attributes ->> f.name = f.value END)"
+    };
+}
+
 pub(crate) use accepted_units;
 pub(crate) use bind_filter;
+pub(crate) use cell_mask;
 pub(crate) use device_labelled;
 pub(crate) use filtered_sessions;
 pub(crate) use member;

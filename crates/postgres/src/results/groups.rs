@@ -10,7 +10,7 @@ use pulse_domain::ids::{CampaignId, WorkspaceId};
 use pulse_domain::results::models::{Condition, ConditionCells, Dimension, GroupSize, ResultsFilter};
 
 use crate::error::from_diesel;
-use crate::results::filters::{accepted_units, bind_filter, segment_selected, selected, unsegmented};
+use crate::results::filters::{accepted_units, bind_filter, cell_mask, segment_selected, selected, unsegmented};
 use crate::results::read::filter_binds;
 use crate::rows::count_of;
 use crate::statement::Cached as _;
@@ -32,8 +32,8 @@ struct GroupRow {
     n: i64,
 }
 
-/// A condition as the cells query reads it: a kind, an attribute name (empty otherwise), a value.
-fn condition_columns(condition: &Condition) -> (&'static str, &str, &str) {
+/// A condition as [`cell_mask`] reads it: a kind, an attribute name (empty otherwise), a value.
+pub(super) fn condition_columns(condition: &Condition) -> (&'static str, &str, &str) {
     match condition {
         Condition::Platform(value) => ("platform", "", value),
         Condition::AppVersion(value) => ("appVersion", "", value),
@@ -70,14 +70,9 @@ impl PgStore {
                       u AS (",
                 accepted_units!(),
                 ")
-                 SELECT m.cell, sum(m.n)::bigint AS n FROM (
-                   SELECT (SELECT COALESCE(sum(1::bigint << (f.i - 1)::int), 0)::bigint FROM f
-                           WHERE CASE f.kind WHEN 'platform' THEN u.platform = f.value
-                                             WHEN 'appVersion' THEN u.app_version = f.value
-                                             WHEN 'tag' THEN f.value = ANY (u.tags)
-                                             ELSE u.attributes ->> f.name = f.value END) AS cell,
-                          u.n
-                   FROM u) m
+                 SELECT m.cell, sum(m.n)::bigint AS n FROM (SELECT ",
+                cell_mask!(),
+                " AS cell, u.n FROM u) m
                  GROUP BY m.cell HAVING sum(m.n) > 0"
             )),
             campaign,

@@ -6,6 +6,7 @@ mod groups;
 pub(crate) mod maintain;
 mod read;
 pub(crate) mod rows;
+mod trend;
 
 use diesel::dsl::{case_when, exists, not};
 use diesel::prelude::*;
@@ -17,7 +18,7 @@ use pulse_domain::campaigns::ports::CampaignRepository;
 use pulse_domain::ids::{CampaignId, SessionId, WorkspaceId};
 use pulse_domain::results::models::{
     AnalyzedAnswer, AnalyzedSession, Dimension, GroupSize, ResultsFilter, ResultsInput, Segment, StoredPhrase,
-    TalliedInput,
+    TalliedInput, TrendInput,
 };
 use serde_json::Value;
 use uuid::Uuid;
@@ -215,6 +216,15 @@ impl ResultsRepository for PgStore {
         filter: Option<&ResultsFilter>,
     ) -> Result<Vec<GroupSize>> {
         self.group_sizes(workspace, campaign, by, filter).await
+    }
+
+    async fn trend_slots(
+        &self,
+        workspace: WorkspaceId,
+        campaign: CampaignId,
+        filter: Option<&ResultsFilter>,
+    ) -> Result<Option<TrendInput>> {
+        self.trend_input(workspace, campaign, filter).await
     }
 
     async fn result_phrases(&self, campaign: CampaignId, wanted: &[(Vec<u8>, Vec<u8>)]) -> Result<Vec<StoredPhrase>> {

@@ -351,6 +351,7 @@ macro_rules! contract_suite {
                 tallied_means_on_rounding_boundaries_equal_those_computed_from_every_answer,
                 sessions_without_launch_labels_are_filtered_by_their_devices_labels_now,
                 groups_are_counted_as_from_every_answer,
+                trends_count_sessions_by_the_day_they_were_completed,
             }
             exports {
                 an_export_is_read_back_only_in_its_workspace,

@@ -10,7 +10,7 @@ use pulse_domain::apps::models::RegisterInput;
 use pulse_domain::campaigns::models::LanguageTag;
 use pulse_domain::campaigns::models::{BriefInput, CampaignOverview, LaunchInput, ProvisionInput, QualityInput};
 use pulse_domain::ids::CampaignId;
-use pulse_domain::results::models::{Dimension, ResultsFilter, Segment, group_sizes};
+use pulse_domain::results::models::{Dimension, ResultsFilter, Segment, Suppression, Trend, TrendRequest, group_sizes};
 use pulse_domain::results::service::Results;
 use pulse_domain::sessions::models::{AnswerInput, StartInput, StartOutcome, StartedSession, Visit};
 use pulse_domain::tenancy::service::KeyRequest;
@@ -20,6 +20,7 @@ use time::Duration;
 
 use super::{Partner, SCOPES, Store, World};
 use crate::fakes::{FakeAnalyzer, TestCrypto};
+use pulse_domain::shared::clock::Clock as _;
 
 /// One respondent: device platform, app version, plan, seats, language, rating, two texts, seconds.
 pub type Person = (&'static str, &'static str, &'static str, i64, &'static str, i64, &'static str, &'static str, i64);
@@ -391,4 +392,64 @@ pub async fn groups_are_counted_as_from_every_answer<S: Store>(store: S) {
     let stranger = w.partner("Other").await;
     let foreign = w.store.result_groups(stranger.workspace, id, &Dimension::Platform, None).await.expect("groups");
     assert!(foreign.is_empty(), "another workspace's campaign has no groups");
+}
+
+/// Trends count accepted sessions by the day they were completed, in blocks of at least the
+/// floor: a sparse day joins the block after it until the floor is reached, and a filter's
+/// blocks are gathered until each of its cells passes.
+pub async fn trends_count_sessions_by_the_day_they_were_completed<S: Store>(store: S) {
+    let w = World::new(store);
+    let (p, campaign) = quoting_campaign(&w).await;
+    let id = campaign.campaign.id;
+    let monday = w.clock.now().date().next_occurrence(time::Weekday::Monday);
+    w.clock.set(monday.with_hms(9, 0, 0).expect("a time").assume_utc());
+    respond(&w, &p, &campaign, &PEOPLE[..6]).await;
+    w.clock.set(monday.next_day().expect("a day").with_hms(9, 0, 0).expect("a time").assume_utc());
+    respond(&w, &p, &campaign, &PEOPLE[6..8]).await;
+    let next_wednesday = monday + Duration::days(9);
+    w.clock.set(next_wednesday.with_hms(9, 0, 0).expect("a time").assume_utc());
+    respond(&w, &p, &campaign, &PEOPLE[11..16]).await;
+    analyze_all(&w, "1").await;
+
+    let results = Results::new(w.store.clone(), TestCrypto::default(), w.clock.clone(), FakeAnalyzer::default().info());
+    let trend = |params: &[(&str, &str)]| {
+        let params: Vec<(String, String)> = params.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        let request = TrendRequest::parse(&params).expect("a request");
+        let results = &results;
+        let principal = &p.principal;
+        async move { results.trend(principal, None, id, request).await.expect("a trend") }
+    };
+    let day = |d: time::Date| -> jiff::civil::Date { d.to_string().parse().expect("a date") };
+    let spans = |trend: &Trend| -> Vec<(jiff::civil::Date, jiff::civil::Date, jiff::civil::Date, u64, Option<u64>)> {
+        trend
+            .buckets
+            .iter()
+            .map(|b| (b.period, b.first_day, b.last_day, b.accepted, b.csat.map(|c| c.satisfied)))
+            .collect()
+    };
+    let (mon, tue, wed) = (day(monday), day(monday.next_day().expect("a day")), day(next_wednesday));
+    let daily = trend(&[("interval", "day")]).await;
+    assert_eq!(
+        spans(&daily),
+        vec![(mon, mon, mon, 6, Some(3)), (tue, tue, wed, 7, Some(4))],
+        "Tuesday's two join the next Wednesday's five"
+    );
+    let weekly = trend(&[("interval", "week")]).await;
+    assert_eq!(spans(&weekly), vec![(mon, mon, wed, 13, Some(7))], "the second week is merged into the first");
+    let from_tuesday = trend(&[("interval", "day"), ("from", &tue.to_string())]).await;
+    assert_eq!((from_tuesday.first_day, from_tuesday.last_day), (Some(tue), Some(wed)));
+    let on_wednesday = trend(&[("interval", "day"), ("from", &wed.to_string()), ("to", &wed.to_string())]).await;
+    assert_eq!(spans(&on_wednesday), vec![(tue, tue, wed, 7, Some(4))], "a range is widened to whole blocks");
+    let ios = trend(&[("interval", "day"), ("platform", "ios")]).await;
+    assert_eq!(
+        spans(&ios),
+        vec![(mon, mon, wed, 7, Some(5))],
+        "Monday's three iOS sessions, beside three others, wait for the floor"
+    );
+    let web = trend(&[("platform", "web")]).await;
+    assert_eq!((web.buckets.len(), web.suppression), (0, Some(Suppression::GroupBelowFloor)));
+    let stranger = w.partner("Other").await;
+    let request = TrendRequest::parse(&[]).expect("a request");
+    let refused = results.trend(&stranger.principal, None, id, request).await.expect_err("another workspace's");
+    assert_eq!(refused.code(), pulse_domain::error::ErrorCode::NotFound);
 }

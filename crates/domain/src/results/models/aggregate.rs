@@ -13,9 +13,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::convert::Infallible;
 use time::OffsetDateTime;
 
-/// CSAT counts the top two points of its 1 to 5 scale as satisfied.
-const CSAT_SATISFIED: i64 = 4;
-
 /// An accepted session's readable parts: key phrases per question and, when quoting, texts.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OpenedSession {
@@ -239,22 +236,8 @@ pub(super) fn finish<E>(
     let recommendations = frame.survey.questions.iter().filter(|q| q.kind == NPS);
     results.nps = Nps::of(recommendations.filter_map(|q| question(&q.id)).flat_map(|t| &t.ratings));
 
-    let (mut satisfied, mut rated) = (0_u64, 0_u64);
-    for q in &frame.survey.questions {
-        if q.kind == CSAT {
-            for (rating, n) in question(&q.id).into_iter().flat_map(|t| &t.ratings) {
-                rated += n;
-                if *rating >= CSAT_SATISFIED {
-                    satisfied += n;
-                }
-            }
-        }
-    }
-    if rated > 0 {
-        #[allow(clippy::cast_precision_loss)]
-        let score = round(satisfied as f64 / rated as f64, 3);
-        results.csat = Some(Csat { score, satisfied, rated });
-    }
+    let satisfaction = frame.survey.questions.iter().filter(|q| q.kind == CSAT);
+    results.csat = Csat::of(satisfaction.filter_map(|q| question(&q.id)).flat_map(|t| &t.ratings));
 
     let mut shown = shown()?;
     results.inferred.positive_themes = leaning(&shown.themes, SentimentLabel::Positive);

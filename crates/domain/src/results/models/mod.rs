@@ -7,10 +7,12 @@
 mod aggregate;
 mod breakdown;
 mod tally;
+mod trend;
 
 pub use aggregate::*;
 pub use breakdown::*;
 pub use tally::*;
+pub use trend::*;
 
 use crate::analysis::models::{ModelInfo, Rejection, Step, StepResult};
 use crate::campaigns::models::{Campaign, CampaignCounts, LanguageTag, Quality, QuestionKind, Survey};
@@ -378,12 +380,31 @@ pub struct ThemeCount {
 /// How CSAT is counted: the share of 1 to 5 ratings in the top two boxes (4 and 5).
 pub const CSAT_METHOD: &str = "TOP_2_BOX_1_TO_5";
 
+/// CSAT counts the top two points of its 1 to 5 scale as satisfied.
+const CSAT_SATISFIED: i64 = 4;
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Csat {
-    /// Share of ratings in the top two points, 0 to 1.
+    /// Share of ratings in the top two points, 0 to 1, to three places.
     pub score: f64,
     pub satisfied: u64,
     pub rated: u64,
+}
+
+impl Csat {
+    /// The CSAT of these ratings (value, how many); `None` when nobody rated.
+    pub fn of<'a>(ratings: impl IntoIterator<Item = (&'a i64, &'a u64)>) -> Option<Self> {
+        let (mut satisfied, mut rated) = (0_u64, 0_u64);
+        for (rating, n) in ratings {
+            rated += n;
+            if *rating >= CSAT_SATISFIED {
+                satisfied += n;
+            }
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let score = (satisfied as f64 / rated as f64 * 1000.0).round() / 1000.0;
+        (rated > 0).then_some(Self { score, satisfied, rated })
+    }
 }
 
 /// Why the breakdowns are empty.
