@@ -87,9 +87,9 @@ async fn a_partner_exports_a_campaign_and_downloads_the_file_through_the_link() 
     assert_eq!(ready["byteSize"].as_u64(), Some(bytes.len() as u64));
     assert_eq!(text(&ready, "sha256"), format!("{:x}", Sha256::digest(&bytes)));
     let file: Value = serde_json::from_slice(&bytes).expect("the file is JSON");
-    assert_eq!(file["schema"], "svc.partner-export.v1.1");
+    assert_eq!(file["schema"], "svc.partner-export.v1.2");
     let published: Value =
-        serde_json::from_str(include_str!("../../schemas/svc.partner-export.v1.1.json")).expect("schema");
+        serde_json::from_str(include_str!("../../schemas/svc.partner-export.v1.2.json")).expect("schema");
     let validator = jsonschema::options().should_validate_formats(true).build(&published).expect("the schema compiles");
     let problems: Vec<String> = validator.iter_errors(&file).map(|e| format!("{e} at {}", e.instance_path())).collect();
     assert!(problems.is_empty(), "the export breaks its published schema: {problems:?}");

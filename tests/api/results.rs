@@ -97,7 +97,7 @@ async fn an_nps_campaign_s_score_matches_a_hand_count() {
     let queued = app.queued_export(&exporter.key, id_of(campaign), &json!({"format": "json"})).await;
     let ready = app.ready_export(&exporter.key, queued["id"].as_str().expect("id")).await;
     let file: Value = app.download(ready["download"]["url"].as_str().expect("url")).await.json().await.expect("json");
-    assert_eq!(file["schema"], "svc.partner-export.v1.1");
+    assert_eq!(file["schema"], "svc.partner-export.v1.2");
     assert_eq!(
         file["nps"],
         json!({"score": 8, "promoters": 5, "passives": 3, "detractors": 4, "rated": 12,

@@ -71,6 +71,35 @@ async fn three_weeks_of_answers_give_weekly_buckets_that_match_a_hand_count() {
         (&json!("week"), &json!("UTC"), &json!(date(week1)), &json!(date(tuesday3)), &Value::Null)
     );
     assert_eq!(weekly["buckets"][0]["csat"]["score"], 0.667);
+
+    // The JSON export carries the same weeks.
+    let exporter = app.key_of(&partner, &["channel:export", "channel:results"]).await;
+    app.export_worker_beats().await;
+    let queued = app.queued_export(&exporter.key, id, &json!({"format": "json"})).await;
+    let ready = app.ready_export(&exporter.key, queued["id"].as_str().expect("id")).await;
+    let file: Value = app.download(ready["download"]["url"].as_str().expect("url")).await.json().await.expect("json");
+    assert_eq!((&file["trend"]["interval"], &file["trend"]["timeZone"]), (&json!("week"), &json!("UTC")));
+    let exported: Vec<(Value, Value, Value, Value, Value)> = file["trend"]["buckets"]
+        .as_array()
+        .expect("buckets")
+        .iter()
+        .map(|b| {
+            (
+                b["period"].clone(),
+                b["firstDay"].clone(),
+                b["lastDay"].clone(),
+                b["accepted"].clone(),
+                b["csat"]["satisfied"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        exported,
+        vec![
+            (json!(date(week1)), json!(date(week1)), json!(date(week1)), json!(6), json!(4)),
+            (json!(date(week2)), json!(date(wednesday2)), json!(date(tuesday3)), json!(9), json!(6)),
+        ]
+    );
     let monthly = trend(&app, &key, id, &[("interval", "month")]).await;
     assert_eq!(total(&monthly), 15, "every session is in some bucket");
     let daily = trend(&app, &key, id, &[("interval", "day")]).await;

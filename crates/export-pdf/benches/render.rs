@@ -9,11 +9,14 @@ use std::time::{Duration, Instant};
 use pulse_domain::analysis::models::{ModelInfo, Rejection};
 use pulse_domain::campaigns::models::{CampaignStatus, QuestionKind};
 use pulse_domain::exports::models::{
-    AskedQuestion, EXCLUSIONS, ExportDocument, ExportedCampaign, Funnel, ReportLanguage, Study,
+    AskedQuestion, EXCLUSIONS, ExportDocument, ExportTrend, ExportedCampaign, Funnel, ReportLanguage, Study,
 };
 use pulse_domain::ids::CampaignId;
 use pulse_domain::results::models::Transcript;
-use pulse_domain::results::models::{Csat, LabelCount, Nps, QuestionResult, RatingSummary, SentimentLabel, ThemeCount};
+use pulse_domain::results::models::{
+    Csat, Interval, LabelCount, Nps, QuestionResult, RatingSummary, SentimentLabel, ThemeCount, TrendBucket,
+};
+use pulse_domain::shared::time_zone::TimeZoneName;
 use pulse_export::JsonExportRenderer;
 use pulse_export_pdf::PdfReport;
 use time::macros::datetime;
@@ -32,6 +35,33 @@ fn sentiment(total: u64) -> Vec<LabelCount> {
     [(SentimentLabel::Positive, 6), (SentimentLabel::Neutral, 2), (SentimentLabel::Negative, 2)]
         .map(|(label, tenths)| LabelCount { label, count: total * tenths / 10 })
         .to_vec()
+}
+
+/// The campaign's accepted sessions week by week, from the Monday before its first day, 1 September,
+/// to its last, 23 November.
+const WEEKLY_SESSIONS: [u64; 13] = [310, 980, 1040, 870, 820, 760, 900, 690, 720, 650, 810, 930, 520];
+
+/// The campaign week by week, seven in ten ratings satisfied.
+fn trend() -> ExportTrend {
+    let (first_day, last_day) = (datetime!(2026-09-01 0:00 UTC).date(), datetime!(2026-11-23 0:00 UTC).date());
+    let buckets = (0..)
+        .zip(WEEKLY_SESSIONS)
+        .map(|(week, accepted)| {
+            let monday = datetime!(2026-08-31 0:00 UTC).date() + time::Duration::weeks(week);
+            let day = |date: time::Date| date.to_string().parse().expect("a date");
+            let satisfied = accepted * 7 / 10;
+            TrendBucket {
+                period: day(monday),
+                first_day: day(monday.max(first_day)),
+                last_day: day((monday + time::Duration::days(6)).min(last_day)),
+                accepted,
+                overall_sentiment_score: Some(0.31),
+                csat: Some(Csat { score: satisfied as f64 / accepted as f64, satisfied, rated: accepted }),
+                nps: None,
+            }
+        })
+        .collect();
+    ExportTrend { interval: Interval::Week, zone: TimeZoneName::utc(), buckets }
 }
 
 fn document() -> ExportDocument {
@@ -109,6 +139,7 @@ fn document() -> ExportDocument {
             "10800 people started the survey and 10200 completed it; 10000 responses were accepted.".into(),
         ],
         exclusions: EXCLUSIONS.to_vec(),
+        trend: trend(),
         transcripts: None,
     }
 }

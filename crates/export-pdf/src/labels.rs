@@ -42,9 +42,19 @@ impl Labels {
 
     pub(crate) fn date(&self, at: OffsetDateTime) -> String {
         let at = at.to_offset(time::UtcOffset::UTC);
-        let day = if at.day() == 1 { self.words.first_day.to_owned() } else { at.day().to_string() };
-        let month = self.words.months[usize::from(u8::from(at.month())) - 1];
+        let (day, month) = self.day_and_month(at.day(), u8::from(at.month()));
         fill(self.words.date, &[("day", &day), ("month", month), ("year", &at.year().to_string())])
+    }
+
+    /// A date without its year, short enough to label a chart's axis: `day` of `month`, 1 to 12.
+    pub(crate) fn short_date(&self, day: u8, month: u8) -> String {
+        let (day, month) = self.day_and_month(day, month);
+        fill(self.words.short_date, &[("day", &day), ("month", month)])
+    }
+
+    fn day_and_month(&self, day: u8, month: u8) -> (String, &'static str) {
+        let day = if day == 1 { self.words.first_day.to_owned() } else { day.to_string() };
+        (day, self.words.months[usize::from(month) - 1])
     }
 
     pub(crate) fn moment(&self, at: OffsetDateTime) -> String {
@@ -101,16 +111,18 @@ mod tests {
         for language in ReportLanguage::ALL {
             let words = translations::words(language);
             let both = |forms: Counted| [forms.one, forms.other];
-            let labels: [(&[&str], &[&str]); 11] = [
+            let labels: [(&[&str], &[&str]); 13] = [
                 (&[words.page], &["{page}", "{pages}"]),
                 (&[words.of_started], &["{percent}"]),
                 (&both(words.csat_share), &["{percent}", "{n}"]),
                 (&both(words.nps_score), &["{score}", "{n}"]),
+                (&both(words.trend_note), &["{n}"]),
                 (&both(words.withheld), &["{n}"]),
                 (&both(words.answers), &["{n}"]),
                 (&both(words.floor), &["{n}"]),
                 (&[words.mean], &["{mean}", "{min}", "{max}"]),
                 (&[words.date], &["{day}", "{month}", "{year}"]),
+                (&[words.short_date], &["{day}", "{month}"]),
                 (&[words.not_launched], &["{end}"]),
                 (&[language.numbers().percent], &["{n}"]),
             ];
@@ -132,10 +144,12 @@ mod tests {
         assert_eq!(labels["kinds"]["text"], "texte libre");
         assert_eq!(labels["npsScore"]["other"], "{score} sur {n} notes");
         assert_eq!(labels["detractors"], "Détracteurs (0 à 6)");
+        assert_eq!(labels["trend"], "Évolution dans le temps");
+        assert!(labels["trendNote"]["other"].as_str().is_some_and(|note| note.contains("{n} réponses acceptées")));
         assert_eq!(labels["number"]["decimal"], ",");
         assert_eq!(labels["zeroIsSingular"], true);
         assert!(labels["exclusions"]["cross-attribution"].is_string());
-        assert!(labels.get("months").is_none(), "dates are formatted here");
+        assert!(labels.get("months").is_none() && labels.get("shortDate").is_none(), "dates are formatted here");
     }
 
     #[test]
@@ -151,5 +165,14 @@ mod tests {
         let french = Labels::of(ReportLanguage::French);
         assert_eq!(french.period(None, at), "non lancée\u{202f}; état au 2 nov. 2026");
         assert_eq!(french.moment(datetime!(2026-11-23 14:05 UTC)), "23 nov. 2026 14:05 UTC");
+    }
+
+    #[test]
+    fn a_charts_dates_leave_out_the_year() {
+        let short = |language| Labels::of(language).short_date(2, 11);
+        assert_eq!(short(ReportLanguage::English), "2 Nov");
+        assert_eq!(short(ReportLanguage::German), "2. Nov.");
+        assert_eq!(short(ReportLanguage::Hindi), "2 नवंबर");
+        assert_eq!(Labels::of(ReportLanguage::French).short_date(1, 3), "1er mars");
     }
 }

@@ -30,6 +30,8 @@ struct ReportData<'a> {
     period: String,
     generated: String,
     status: &'static str,
+    /// Each trend bucket's period, in the buckets' order, as the chart's axis labels it.
+    trend_periods: Vec<String>,
 }
 
 /// Renders PDF reports. Cheap to clone; every clone shares the fonts and the parsed template.
@@ -69,6 +71,15 @@ impl PdfReport {
             period: labels.period(document.study.period_start, document.study.period_end),
             generated: labels.moment(document.generated_at),
             status: labels.status(document.campaign.status),
+            // A date's day and month are never negative.
+            trend_periods: document
+                .trend
+                .buckets
+                .iter()
+                .map(|bucket| {
+                    labels.short_date(bucket.period.day().unsigned_abs(), bucket.period.month().unsigned_abs())
+                })
+                .collect(),
         };
         let data = serde_json::to_vec(&data).map_err(Error::internal)?;
         let world = ReportWorld::new(Arc::clone(&self.typesetting), data);

@@ -79,6 +79,15 @@ pub(crate) struct Words {
     pub detractors: &'static str,
     /// How the score is counted, under its bars.
     pub nps_note: &'static str,
+    /// The heading of the chart of the campaign week by week; the section is left out without a
+    /// point to draw.
+    pub trend: &'static str,
+    /// The legend of the line of accepted responses, read on the left axis.
+    pub trend_accepted: &'static str,
+    /// The legend of the line of the CSAT share, read on the right axis (0 to 100 %).
+    pub trend_csat: &'static str,
+    /// Under the chart: every point holds at least `{n}` accepted responses.
+    pub trend_note: Counted,
     #[serde(serialize_with = "sentiment_names")]
     pub sentiments: [(SentimentLabel, &'static str); 3],
     pub not_scored: &'static str,
@@ -99,6 +108,9 @@ pub(crate) struct Words {
     /// How the first day of a month is written (French writes "1er").
     #[serde(skip)]
     pub first_day: &'static str,
+    /// A date on the chart's axis: `{day}` and `{month}`, without the year.
+    #[serde(skip)]
+    pub short_date: &'static str,
     #[serde(skip)]
     pub months: [&'static str; 12],
     /// The period of a campaign not launched, as of `{end}`.

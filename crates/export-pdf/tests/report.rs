@@ -7,16 +7,20 @@ use std::process::Command;
 use pulse_domain::analysis::models::{ModelInfo, Rejection};
 use pulse_domain::campaigns::models::{CampaignStatus, QuestionKind};
 use pulse_domain::exports::models::{
-    AskedQuestion, EXCLUSIONS, ExportDocument, ExportFormat, ExportedCampaign, Funnel, ReportLanguage, Study,
+    AskedQuestion, EXCLUSIONS, ExportDocument, ExportFormat, ExportTrend, ExportedCampaign, Funnel, ReportLanguage,
+    Study,
 };
 use pulse_domain::exports::ports::ExportRenderer;
 use pulse_domain::ids::CampaignId;
-use pulse_domain::results::models::{Csat, LabelCount, Nps, QuestionResult, RatingSummary, SentimentLabel, ThemeCount};
+use pulse_domain::results::models::{
+    Csat, Interval, LabelCount, Nps, QuestionResult, RatingSummary, SentimentLabel, ThemeCount, TrendBucket,
+};
+use pulse_domain::shared::time_zone::TimeZoneName;
 use pulse_export_pdf::{ExportRenderers, PdfReport};
 use time::macros::datetime;
 
 /// A campaign of two questions, a rating and a text, with `accepted` accepted responses, and no
-/// recommendation question (so no NPS), as most campaigns.
+/// recommendation question (so no NPS), as most campaigns; its trend is `weeks()` above the floor.
 fn document(name: &str, rating_text: &str, text_question: &str, accepted: u64, floor_applied: bool) -> ExportDocument {
     let questions = vec![
         QuestionResult {
@@ -98,8 +102,39 @@ fn document(name: &str, rating_text: &str, text_question: &str, accepted: u64, f
         ]
         .to_vec(),
         exclusions: EXCLUSIONS.to_vec(),
+        trend: ExportTrend {
+            interval: Interval::Week,
+            zone: TimeZoneName::utc(),
+            buckets: if floor_applied { vec![] } else { weeks() },
+        },
         transcripts: None,
     }
+}
+
+/// A week's bucket: its period, the days its responses were completed on, how many were accepted
+/// and how many of them rated 4 or 5.
+fn bucket(period: &str, first_day: &str, last_day: &str, accepted: u64, satisfied: u64) -> TrendBucket {
+    let day = |text: &str| text.parse().expect("a date");
+    TrendBucket {
+        period: day(period),
+        first_day: day(first_day),
+        last_day: day(last_day),
+        accepted,
+        overall_sentiment_score: Some(0.21),
+        csat: Some(Csat { score: satisfied as f64 / accepted as f64, satisfied, rated: accepted }),
+        nps: None,
+    }
+}
+
+/// The campaign's 127 responses and 99 satisfied ratings week by week: the launch week was too
+/// quiet on its own, so it is merged with the Monday after it; the reminder's last day stands alone.
+fn weeks() -> Vec<TrendBucket> {
+    vec![
+        bucket("2026-11-02", "2026-11-02", "2026-11-09", 11, 8),
+        bucket("2026-11-09", "2026-11-10", "2026-11-15", 41, 30),
+        bucket("2026-11-16", "2026-11-16", "2026-11-22", 48, 39),
+        bucket("2026-11-23", "2026-11-23", "2026-11-23", 27, 22),
+    ]
 }
 
 /// A score of +8: 5 promoters, 3 passives and 4 detractors of 12.
@@ -240,7 +275,7 @@ fn assert_reads(text: &str, expected: &[&str], absent: &[&str]) {
 }
 
 /// The English report's headings and labels, none of which another language's report shows.
-const ENGLISH_LABELS: [&str; 14] = [
+const ENGLISH_LABELS: [&str; 16] = [
     "Summary",
     "About this study",
     "Response funnel",
@@ -255,6 +290,19 @@ const ENGLISH_LABELS: [&str; 14] = [
     "from 12 ratings",
     "Withheld",
     "accepted responses",
+    "Over time",
+    "left axis",
+];
+
+/// The chart's heading and the start of its note (the floor being 5) in each other language.
+const OVER_TIME_IN: [(ReportLanguage, &str, &str); 7] = [
+    (ReportLanguage::French, "Évolution dans le temps", "Chaque point compte au moins 5 réponses acceptées"),
+    (ReportLanguage::Spanish, "Evolución en el tiempo", "Cada punto reúne al menos 5 respuestas aceptadas"),
+    (ReportLanguage::German, "Verlauf", "Jeder Punkt umfasst mindestens 5 akzeptierte Antworten"),
+    (ReportLanguage::Portuguese, "Evolução ao longo do tempo", "Cada ponto reúne pelo menos 5 respostas válidas"),
+    (ReportLanguage::Italian, "Andamento nel tempo", "Ogni punto comprende almeno 5 risposte accettate"),
+    (ReportLanguage::Dutch, "Verloop in de tijd", "Elk punt omvat ten minste 5 geaccepteerde antwoorden"),
+    (ReportLanguage::Hindi, "समय के साथ रुझान", "प्रत्येक बिंदु में कम से कम 5 स्वीकृत प्रतिक्रियाएँ हैं"),
 ];
 
 #[test]
@@ -382,16 +430,84 @@ fn a_hindi_campaign_gets_a_report_headed_in_hindi_in_devanagari() {
 
 #[test]
 fn every_language_renders_above_and_below_the_floor_without_an_english_label() {
-    for language in ReportLanguage::ALL.into_iter().filter(|&l| l != ReportLanguage::English) {
+    for (language, over_time, note) in OVER_TIME_IN {
         for (accepted, floor_applied) in [(127, false), (4, true)] {
             let mut report = document("Campaign", "Rate us", "Tell us more", accepted, floor_applied);
             report.language = language;
             report.narrative.clear();
             report.nps = (!floor_applied).then_some(NPS);
             let name = format!("{}-{}", language.code(), if floor_applied { "below-floor" } else { "above-floor" });
-            assert_reads(&text_of(&render(&report, &name)), &["spring-checkin"], &ENGLISH_LABELS);
+            let text = text_of(&render(&report, &name));
+            assert_reads(&text, &["spring-checkin"], &ENGLISH_LABELS);
+            let chart = [over_time, note];
+            if floor_applied { assert_reads(&text, &[], &chart) } else { assert_reads(&text, &chart, &[]) }
         }
     }
+}
+
+/// The English chart's heading, legend and note, the floor being 5.
+const OVER_TIME: [&str; 4] = [
+    "Over time",
+    "Accepted responses (left axis)",
+    "CSAT: share satisfied (right axis)",
+    "Each point counts at least 5 accepted responses; a week with fewer is merged into a neighbouring week.",
+];
+
+#[test]
+fn the_campaign_over_time_is_drawn_after_csat_or_nps_with_its_axes_and_its_note() {
+    let mut report = document("Four weeks", "Rate us", "Tell us more", 127, false);
+    let text = text_of(&render(&report, "trend"));
+    // Each week's Monday labels it, the merged launch week too.
+    assert_reads(&text, &[&OVER_TIME[..], &["2 Nov", "9 Nov", "16 Nov", "23 Nov"]].concat(), &[]);
+    for tick in ["0", "15", "30", "45", "60", "0%", "25%", "50%", "75%", "100%"] {
+        assert!(text.lines().any(|line| line.trim() == tick), "the axes show {tick}:\n{text}");
+    }
+    let at = |text: &str, heading: &str| text.find(heading).unwrap_or_else(|| panic!("{heading:?} in:\n{text}"));
+    assert!(at(&text, "Satisfaction (CSAT)") < at(&text, "Over time"), "the chart comes after CSAT:\n{text}");
+    assert!(at(&text, "Over time") < at(&text, "Sentiment of written answers"), "and before sentiment:\n{text}");
+
+    report.nps = Some(NPS);
+    let text = text_of(&render(&report, "trend-nps"));
+    assert!(at(&text, "Net Promoter Score (NPS)") < at(&text, "Over time"), "the chart comes after NPS:\n{text}");
+}
+
+#[test]
+fn without_ratings_the_chart_has_one_line_and_one_axis() {
+    let mut report = document("No rating", "Rate us", "Tell us more", 127, false);
+    report.trend.buckets.iter_mut().for_each(|bucket| bucket.csat = None);
+    let text = text_of(&render(&report, "trend-no-csat"));
+    assert_reads(&text, &[OVER_TIME[0], OVER_TIME[1], OVER_TIME[3]], &[OVER_TIME[2], "100%"]);
+}
+
+#[test]
+fn a_single_week_is_a_point_and_a_campaign_without_a_week_has_no_chart() {
+    let mut report = document("One week", "Rate us", "Tell us more", 127, false);
+    report.trend.buckets = vec![bucket("2026-11-02", "2026-11-02", "2026-11-23", 127, 99)];
+    assert_reads(&text_of(&render(&report, "trend-one-week")), &[&OVER_TIME[..], &["2 Nov"]].concat(), &["9 Nov"]);
+
+    report.trend.buckets.clear();
+    assert_reads(&text_of(&render(&report, "trend-none")), &["Satisfaction (CSAT)"], &OVER_TIME);
+}
+
+#[test]
+fn a_long_campaign_labels_as_many_weeks_as_fit_side_by_side() {
+    let mut report = document("Half a year", "Rate us", "Tell us more", 127, false);
+    report.study.period_start = Some(datetime!(2026-08-31 09:00 UTC));
+    report.study.period_end = datetime!(2027-02-28 18:00 UTC);
+    report.generated_at = datetime!(2027-03-01 08:00 UTC);
+    report.trend.buckets = (0..26)
+        .map(|week| {
+            let monday = datetime!(2026-08-31 0:00 UTC).date() + time::Duration::weeks(week);
+            let sunday = (monday + time::Duration::days(6)).to_string();
+            // Responses rise and fall over eight weeks, between 30 and 50.
+            let accepted = 30 + (week % 8).abs_diff(4) * 5;
+            bucket(&monday.to_string(), &monday.to_string(), &sunday, accepted, accepted * 3 / 4)
+        })
+        .collect();
+    // A week without a rating breaks the CSAT line.
+    report.trend.buckets[9].csat = None;
+    let text = text_of(&render(&report, "trend-half-a-year"));
+    assert_reads(&text, &["31 Aug", "14 Sep"], &["7 Sep", "21 Sep"]);
 }
 
 #[test]
@@ -429,6 +545,7 @@ fn below_the_floor_the_report_keeps_the_counts_and_withholds_every_breakdown() {
     assert!(text.contains("(applied: breakdowns withheld)"), "{text}");
     assert!(!text.contains("Mean "), "no rating breakdown: {text}");
     assert!(!text.contains("delivery"), "no theme: {text}");
+    assert!(!text.contains("Over time"), "no week to draw: {text}");
     assert!(text.lines().any(|line| line.trim() == "250"), "the invited count stays: {text}");
 }
 

@@ -1,8 +1,8 @@
-//! The JSON side of exports: the `svc.partner-export.v1.1` file as partners read it, the JSON
+//! The JSON side of exports: the `svc.partner-export.v1.2` file as partners read it, the JSON
 //! Schema generated from it, and the renderer that writes it.
 //!
 //! The domain's `ExportDocument` carries no serde: the file's field names and shapes are decided
-//! here, once, and the committed schema (`schemas/svc.partner-export.v1.1.json`) is checked
+//! here, once, and the committed schema (`schemas/svc.partner-export.v1.2.json`) is checked
 //! against these types by a test, as is that it only adds to `v1`'s.
 
 mod renderer;

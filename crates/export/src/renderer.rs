@@ -5,7 +5,7 @@ use pulse_domain::{Error, Result};
 
 use crate::wire::ExportFile;
 
-/// Writes exports as pretty-printed UTF-8 JSON following `svc.partner-export.v1.1`.
+/// Writes exports as pretty-printed UTF-8 JSON following `svc.partner-export.v1.2`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct JsonExportRenderer;
 

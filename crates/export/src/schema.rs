@@ -6,12 +6,12 @@ use serde_json::Value;
 use crate::wire::ExportFile;
 
 /// Where the schema says it lives; partners' validators key on it.
-pub const SCHEMA_ID: &str = "https://pulse.example/schemas/svc.partner-export.v1.1.json";
+pub const SCHEMA_ID: &str = "https://pulse.example/schemas/svc.partner-export.v1.2.json";
 
-pub const SCHEMA_TITLE: &str = "Pulse partner export (svc.partner-export.v1.1)";
+pub const SCHEMA_TITLE: &str = "Pulse partner export (svc.partner-export.v1.2)";
 
 /// The schema of [`ExportFile`] as pretty-printed JSON, ending in a newline: exactly what is
-/// committed at `schemas/svc.partner-export.v1.1.json`.
+/// committed at `schemas/svc.partner-export.v1.2.json`.
 pub fn schema_json() -> String {
     // The file is only ever written, so the schema describes what serialization produces (a
     // field skipped when empty is optional, a nullable one is required).

@@ -5,7 +5,9 @@
 use pulse_domain::analysis::models::{ModelInfo, Rejection};
 use pulse_domain::campaigns::models::{CampaignStatus, QuestionKind};
 use pulse_domain::exports::models::{ExportDocument, SCHEMA_NAME};
-use pulse_domain::results::models::{CSAT_METHOD, LabelCount, NPS_METHOD, QuestionResult, SentimentLabel, ThemeCount};
+use pulse_domain::results::models::{
+    self as results, CSAT_METHOD, Interval, LabelCount, NPS_METHOD, QuestionResult, SentimentLabel, ThemeCount,
+};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -16,7 +18,7 @@ use uuid::Uuid;
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
 pub struct ExportFile {
-    /// Always `svc.partner-export.v1.1`.
+    /// Always `svc.partner-export.v1.2`.
     #[schemars(schema_with = "schema_name")]
     pub schema: &'static str,
     #[serde(with = "time::serde::rfc3339")]
@@ -39,6 +41,8 @@ pub struct ExportFile {
     pub narrative: Vec<String>,
     /// Components this file leaves out, and why.
     pub exclusions: Vec<Exclusion>,
+    /// The campaign week by week. Added in v1.2.
+    pub trend: Trend,
     /// Answer texts, contact details redacted, in no person's order; only when asked for and allowed.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Vec<Transcript>")]
@@ -167,6 +171,39 @@ pub struct Nps {
     pub method: &'static str,
 }
 
+/// Accepted responses per period. Each bucket holds at least the floor's responses: a sparse
+/// period is merged into a neighbour (its bucket's days say which), and none is given below the
+/// floor.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+pub struct Trend {
+    #[schemars(schema_with = "interval")]
+    pub interval: &'static str,
+    /// The IANA time zone days are counted in.
+    pub time_zone: String,
+    pub buckets: Vec<TrendBucket>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+pub struct TrendBucket {
+    /// The first day of the period the bucket is labelled by.
+    #[schemars(schema_with = "date")]
+    pub period: String,
+    /// The days its responses were completed on, both included.
+    #[schemars(schema_with = "date")]
+    pub first_day: String,
+    #[schemars(schema_with = "date")]
+    pub last_day: String,
+    pub accepted: u64,
+    /// Mean response sentiment, -1 to 1; null when nothing was scored.
+    pub sentiment_score: Option<f64>,
+    pub csat: Option<Csat>,
+    pub nps: Option<Nps>,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
@@ -278,20 +315,8 @@ impl From<&ExportDocument> for ExportFile {
                 accepted: funnel.accepted,
                 completion_rate: funnel.completion_rate,
             },
-            csat: document.csat.map(|c| Csat {
-                score: c.score,
-                satisfied: c.satisfied,
-                rated: c.rated,
-                method: CSAT_METHOD,
-            }),
-            nps: document.nps.map(|n| Nps {
-                score: n.score,
-                promoters: n.promoters,
-                passives: n.passives,
-                detractors: n.detractors,
-                rated: n.rated,
-                method: NPS_METHOD,
-            }),
+            csat: document.csat.map(Csat::from),
+            nps: document.nps.map(Nps::from),
             sentiment: sentiment(&document.sentiment),
             questions: document.questions.iter().map(Question::from).collect(),
             themes: themes(&document.themes),
@@ -301,12 +326,49 @@ impl From<&ExportDocument> for ExportFile {
                 .iter()
                 .map(|e| Exclusion { component: e.component, reason: e.reason })
                 .collect(),
+            trend: Trend {
+                interval: document.trend.interval.as_str(),
+                time_zone: document.trend.zone.as_str().to_owned(),
+                buckets: document
+                    .trend
+                    .buckets
+                    .iter()
+                    .map(|b| TrendBucket {
+                        period: b.period.to_string(),
+                        first_day: b.first_day.to_string(),
+                        last_day: b.last_day.to_string(),
+                        accepted: b.accepted,
+                        sentiment_score: b.overall_sentiment_score,
+                        csat: b.csat.map(Csat::from),
+                        nps: b.nps.map(Nps::from),
+                    })
+                    .collect(),
+            },
             transcripts: document.transcripts.as_ref().map(|transcripts| {
                 transcripts
                     .iter()
                     .map(|t| Transcript { question_id: t.question_id.clone(), text: t.text.clone() })
                     .collect()
             }),
+        }
+    }
+}
+
+impl From<results::Csat> for Csat {
+    fn from(c: results::Csat) -> Self {
+        Self { score: c.score, satisfied: c.satisfied, rated: c.rated, method: CSAT_METHOD }
+    }
+}
+
+impl From<results::Nps> for Nps {
+    fn from(n: results::Nps) -> Self {
+        Self {
+            score: n.score,
+            promoters: n.promoters,
+            passives: n.passives,
+            detractors: n.detractors,
+            rated: n.rated,
+            method: NPS_METHOD,
         }
     }
 }
@@ -389,6 +451,14 @@ fn rejection_reason(_: &mut SchemaGenerator) -> Schema {
 
 fn sentiment_label(_: &mut SchemaGenerator) -> Schema {
     one_of(SentimentLabel::ALL.map(SentimentLabel::as_str))
+}
+
+fn interval(_: &mut SchemaGenerator) -> Schema {
+    one_of([Interval::Day, Interval::Week, Interval::Month].map(Interval::as_str))
+}
+
+fn date(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": "string", "format": "date" })
 }
 
 fn date_time(_: &mut SchemaGenerator) -> Schema {

@@ -7,16 +7,19 @@ use std::collections::BTreeSet;
 use pulse_domain::analysis::models::{ModelInfo, Rejection};
 use pulse_domain::campaigns::models::{CampaignStatus, QuestionKind};
 use pulse_domain::exports::models::{
-    AskedQuestion, EXCLUSIONS, ExportDocument, ExportedCampaign, Funnel, ReportLanguage, Study,
+    AskedQuestion, EXCLUSIONS, ExportDocument, ExportTrend, ExportedCampaign, Funnel, ReportLanguage, Study,
 };
 use pulse_domain::ids::CampaignId;
 use pulse_domain::results::models::Transcript;
-use pulse_domain::results::models::{Csat, LabelCount, Nps, QuestionResult, RatingSummary, SentimentLabel, ThemeCount};
+use pulse_domain::results::models::{
+    Csat, Interval, LabelCount, Nps, QuestionResult, RatingSummary, SentimentLabel, ThemeCount, TrendBucket,
+};
+use pulse_domain::shared::time_zone::TimeZoneName;
 use pulse_export::JsonExportRenderer;
 use serde_json::Value;
 use time::macros::datetime;
 
-const TOP_LEVEL: [&str; 12] = [
+const TOP_LEVEL: [&str; 13] = [
     "schema",
     "generatedAt",
     "campaign",
@@ -29,6 +32,7 @@ const TOP_LEVEL: [&str; 12] = [
     "themes",
     "narrative",
     "exclusions",
+    "trend",
 ];
 
 /// Words that would make a key a person's data; `name` alone is the campaign's or a model's.
@@ -54,6 +58,20 @@ fn labels(positive: u64, neutral: u64, negative: u64) -> Vec<LabelCount> {
 
 fn theme(theme: &str, count: u64) -> ThemeCount {
     ThemeCount { theme: theme.to_owned(), count }
+}
+
+/// A week's bucket: its period, the days it covers, responses and satisfied ratings of them.
+fn bucket(period: &str, first_day: &str, last_day: &str, accepted: u64, satisfied: u64) -> TrendBucket {
+    let day = |text: &str| text.parse().expect("a date");
+    TrendBucket {
+        period: day(period),
+        first_day: day(first_day),
+        last_day: day(last_day),
+        accepted,
+        overall_sentiment_score: Some(0.125),
+        csat: Some(Csat { score: (satisfied * 1000 / accepted) as f64 / 1000.0, satisfied, rated: accepted }),
+        nps: None,
+    }
 }
 
 /// A document as `ExportDocument::of` makes it: above the floor with breakdowns, or below it
@@ -143,6 +161,18 @@ fn document(floor_applied: bool, transcripts: bool) -> ExportDocument {
         themes: if floor_applied { vec![] } else { vec![theme("late delivery", 11), theme("friendly driver", 6)] },
         narrative,
         exclusions: EXCLUSIONS.to_vec(),
+        trend: ExportTrend {
+            interval: Interval::Week,
+            zone: TimeZoneName::utc(),
+            buckets: if floor_applied {
+                vec![]
+            } else {
+                vec![
+                    bucket("2026-02-16", "2026-02-16", "2026-02-22", 20, 14),
+                    bucket("2026-02-23", "2026-02-24", "2026-03-02", 22, 16),
+                ]
+            },
+        },
         transcripts: transcripts.then(|| {
             vec![
                 Transcript { question_id: "q2".to_owned(), text: "Call me at [phone] about the parcel.".to_owned() },
@@ -161,7 +191,7 @@ fn render(document: &ExportDocument) -> Value {
 
 fn committed_schema() -> Value {
     let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../schemas/svc.partner-export.v1.1.json"))
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../schemas/svc.partner-export.v1.2.json"))
             .expect("the committed schema");
     serde_json::from_str(&text).expect("the schema is JSON")
 }
@@ -193,7 +223,8 @@ fn every_kind_of_document_validates_against_the_committed_schema() {
 
 #[test]
 fn the_schema_refuses_what_the_file_must_not_hold() {
-    let validator = jsonschema::validator_for(&committed_schema()).expect("the schema compiles");
+    let validator =
+        jsonschema::options().should_validate_formats(true).build(&committed_schema()).expect("the schema compiles");
     let file = render(&document(false, false));
     let changed = |change: &dyn Fn(&mut Value)| {
         let mut changed = file.clone();
@@ -210,6 +241,8 @@ fn the_schema_refuses_what_the_file_must_not_hold() {
     assert!(!validator.is_valid(&changed(&|f| f["nps"]["score"] = 101.into())));
     assert!(!validator.is_valid(&changed(&|f| f["nps"]["method"] = "MEAN".into())));
     assert!(!validator.is_valid(&changed(&|f| f["schema"] = "svc.partner-export.v1".into())));
+    assert!(!validator.is_valid(&changed(&|f| f["trend"]["interval"] = "hour".into())));
+    assert!(!validator.is_valid(&changed(&|f| f["trend"]["buckets"][0]["firstDay"] = "16/02/2026".into())));
 }
 
 #[test]
@@ -222,7 +255,7 @@ fn the_top_level_is_exactly_the_documented_one_and_transcripts_come_only_with_th
             expected.insert("transcripts");
         }
         assert_eq!(top, expected, "floor {floor_applied}, transcripts {transcripts}");
-        assert_eq!(file["schema"], "svc.partner-export.v1.1");
+        assert_eq!(file["schema"], "svc.partner-export.v1.2");
         assert_eq!(file["study"]["floorApplied"], floor_applied);
     }
 }
@@ -243,7 +276,18 @@ fn the_file_reads_the_domain_strings_and_its_nullable_fields_are_null() {
         serde_json::json!({ "questionId": "q2", "text": "Call me at [phone] about the parcel." })
     );
 
+    assert_eq!(
+        file["trend"]["buckets"][1],
+        serde_json::json!({
+            "period": "2026-02-23", "firstDay": "2026-02-24", "lastDay": "2026-03-02", "accepted": 22,
+            "sentimentScore": 0.125, "nps": null,
+            "csat": {"score": 0.727, "satisfied": 16, "rated": 22, "method": "TOP_2_BOX_1_TO_5"}
+        })
+    );
+    assert_eq!((&file["trend"]["interval"], &file["trend"]["timeZone"]), (&"week".into(), &"UTC".into()));
+
     let below_floor = render(&document(true, false));
+    assert_eq!(below_floor["trend"]["buckets"], serde_json::json!([]));
     assert_eq!(below_floor["csat"], Value::Null);
     assert_eq!(below_floor["study"]["period"]["start"], Value::Null);
     assert_eq!(below_floor["questions"][0]["rating"], Value::Null);

@@ -12,7 +12,7 @@ fn committed(name: &str) -> PathBuf {
 #[test]
 fn the_committed_schema_is_the_generated_one() {
     let generated = pulse_export::schema_json();
-    let path = committed("svc.partner-export.v1.1.json");
+    let path = committed("svc.partner-export.v1.2.json");
     if std::env::var_os("UPDATE_SCHEMA").is_some() {
         std::fs::write(&path, &generated).expect("the schema file is writable");
     }
@@ -22,7 +22,7 @@ fn the_committed_schema_is_the_generated_one() {
     let parse = |text: &str| serde_json::from_str::<Value>(text).ok();
     assert!(
         parse(&committed).is_some() && parse(&committed) == parse(&generated),
-        "schemas/svc.partner-export.v1.1.json is not what the wire types of pulse-export generate; \
+        "schemas/svc.partner-export.v1.2.json is not what the wire types of pulse-export generate; \
          regenerate it with `UPDATE_SCHEMA=1 cargo test -p pulse-export --test schema` and review the diff"
     );
 }
@@ -56,11 +56,15 @@ fn only_adds(old: &Value, new: &Value, path: &str, differences: &mut Vec<String>
 }
 
 #[test]
-fn v1_1_only_adds_to_v1() {
+fn each_version_only_adds_to_the_one_before() {
     let read = |name: &str| -> Value {
         serde_json::from_str(&std::fs::read_to_string(committed(name)).expect("committed")).expect("JSON")
     };
-    let mut differences = Vec::new();
-    only_adds(&read("svc.partner-export.v1.json"), &read("svc.partner-export.v1.1.json"), "", &mut differences);
-    assert!(differences.is_empty(), "v1.1 changes what v1 said: {differences:#?}");
+    for (old, new) in [("v1", "v1.1"), ("v1.1", "v1.2")] {
+        let mut differences = Vec::new();
+        let (before, after) =
+            (read(&format!("svc.partner-export.{old}.json")), read(&format!("svc.partner-export.{new}.json")));
+        only_adds(&before, &after, "", &mut differences);
+        assert!(differences.is_empty(), "{new} changes what {old} said: {differences:#?}");
+    }
 }

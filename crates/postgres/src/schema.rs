@@ -451,6 +451,7 @@ diesel::table! {
         questions -> Array<Nullable<Text>>,
         vals -> Array<Nullable<Int8>>,
         ns -> Array<Nullable<Int8>>,
+        completed_slot -> Nullable<Int8>,
     }
 }
 
@@ -488,6 +489,17 @@ diesel::table! {
         sessions -> Int8,
         score_sum -> Int8,
         scores -> Int8,
+    }
+}
+
+diesel::table! {
+    result_slot_counts (campaign_id, slot, metric, question_id, value) {
+        campaign_id -> Uuid,
+        slot -> Int8,
+        metric -> Text,
+        question_id -> Text,
+        value -> Int8,
+        n -> Int8,
     }
 }
 
@@ -718,6 +730,7 @@ diesel::joinable!(result_sessions -> sessions (session_id));
 diesel::joinable!(result_slice_counts -> campaigns (campaign_id));
 diesel::joinable!(result_slice_theme_labels -> campaigns (campaign_id));
 diesel::joinable!(result_slice_themes -> campaigns (campaign_id));
+diesel::joinable!(result_slot_counts -> campaigns (campaign_id));
 diesel::joinable!(result_theme_labels -> campaigns (campaign_id));
 diesel::joinable!(result_theme_shares -> campaigns (campaign_id));
 diesel::joinable!(result_theme_shares -> sessions (session_id));
@@ -780,6 +793,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     result_slice_counts,
     result_slice_theme_labels,
     result_slice_themes,
+    result_slot_counts,
     result_theme_labels,
     result_theme_shares,
     result_themes,

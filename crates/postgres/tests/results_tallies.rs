@@ -1,8 +1,8 @@
 //! Tallies on a database upgraded from older code. Sessions analyzed without a tally (before
 //! results were tallied, or by a replica still running older code): the worker's claims pick them
 //! up after every due job, and recording them again gives exactly the results computed from every
-//! answer. Segments computed by their migration from the tallies already kept equal those kept as
-//! tallies are written.
+//! answer. Segments and quarter-hour sums computed by their migrations from the tallies already
+//! kept equal those kept as tallies are written.
 
 use diesel::sql_query;
 use diesel::sql_types::Uuid as SqlUuid;
@@ -10,6 +10,7 @@ use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl as _, Si
 use pulse_domain::analysis::ports::AnalysisRepository as _;
 use pulse_domain::analysis::ports::Analyzer as _;
 use pulse_domain::campaigns::models::CampaignOverview;
+use pulse_domain::results::models::{Metric, trend_metrics};
 use pulse_domain::results::service::Results;
 use pulse_domain::shared::clock::Clock as _;
 use pulse_postgres::test_db::TestDatabase;
@@ -129,6 +130,103 @@ async fn segments_the_migration_backfills_equal_those_kept_as_tallies_are_writte
     }
     assert_eq!(segment_sums(&mut conn).await, kept);
     assert_tallies_agree(&w, &p, campaign.campaign.id).await;
+}
+
+/// The quarter-hour sums kept, and those the accepted tallies give, as JSON texts.
+async fn slot_sums(conn: &mut AsyncPgConnection) -> (String, String) {
+    let kept = sql_query(
+        "SELECT COALESCE(jsonb_agg(jsonb_build_array(campaign_id, slot, metric, question_id, value, n)
+                ORDER BY campaign_id, slot, metric, question_id, value), '[]')::text AS sums
+         FROM result_slot_counts WHERE n <> 0",
+    )
+    .get_result::<Sums>(conn)
+    .await
+    .expect("read")
+    .sums;
+    let tallied = sql_query(
+        "SELECT COALESCE(jsonb_agg(jsonb_build_array(campaign_id, slot, metric, question_id, value, n)
+                ORDER BY campaign_id, slot, metric, question_id, value), '[]')::text AS sums
+         FROM (SELECT r.campaign_id, r.completed_slot AS slot, e.metric, e.question_id, e.value, sum(e.n) AS n
+               FROM result_sessions r
+                    CROSS JOIN LATERAL unnest(r.metrics, r.questions, r.vals, r.ns) AS e(metric, question_id, value, n)
+               WHERE r.accepted AND e.metric = ANY ($1::text[])
+               GROUP BY 1, 2, 3, 4, 5) x",
+    )
+    .bind::<diesel::sql_types::Array<diesel::sql_types::Text>, _>(
+        trend_metrics().into_iter().map(Metric::code).collect::<Vec<_>>(),
+    )
+    .get_result::<Sums>(conn)
+    .await
+    .expect("read")
+    .sums;
+    (kept, tallied)
+}
+
+/// The quarter-hour sums trends read hold exactly the accepted tallies' trend counters, after
+/// the first analysis, the migration's backfill, a re-analysis and tallies removed.
+#[tokio::test]
+async fn quarter_hour_sums_are_the_accepted_tallies_through_reanalysis_and_removal() {
+    let database = TestDatabase::create().await;
+    let (w, _, campaign) = analyzed_campaign(&database).await;
+    let mut conn = AsyncPgConnection::establish(database.url()).await.expect("a connection");
+    let (kept, tallied) = slot_sums(&mut conn).await;
+    assert!(kept.len() > 100 && kept == tallied, "{kept}\n{tallied}");
+
+    let migration = "../../migrations/2026-12-10-000030_result_slots";
+    for file in ["down.sql", "up.sql"] {
+        let sql = std::fs::read_to_string(format!("{}/{migration}/{file}", env!("CARGO_MANIFEST_DIR"))).expect("read");
+        conn.batch_execute(&sql).await.expect("ran");
+    }
+    assert_eq!(slot_sums(&mut conn).await.0, kept, "the backfill");
+
+    let analysis = pulse_domain::analysis::service::Analysis::new(
+        w.store.clone(),
+        pulse_testing::contract::results::ScoreMarks(FakeAnalyzer { version: "2" }),
+        w.crypto.clone(),
+        w.clock.clone(),
+    );
+    assert_eq!(analysis.rerun(campaign.campaign.id).await.expect("requeued"), 16);
+    analyze_all(&w, "2").await;
+    let (again, tallied) = slot_sums(&mut conn).await;
+    assert_eq!(again, tallied, "after a re-analysis");
+
+    sql_query("DELETE FROM result_sessions WHERE session_id IN (SELECT session_id FROM result_sessions LIMIT 3)")
+        .execute(&mut conn)
+        .await
+        .expect("removed");
+    let (fewer, tallied) = slot_sums(&mut conn).await;
+    assert!(fewer != again && fewer == tallied, "after tallies are removed");
+
+    // The migration's list of trend counters is the domain's.
+    for code in [
+        "accepted",
+        "rating",
+        "session_score",
+        "session_sentiment:POSITIVE",
+        "analyzed",
+        "duration",
+        "coverage",
+        "answered",
+        "answer_sentiment:NEGATIVE",
+        "scored_in:en",
+        "rejection:TOO_FAST",
+        "other_language",
+    ] {
+        let listed = sql_query("SELECT result_trend_metric($1) AS listed")
+            .bind::<diesel::sql_types::Text, _>(code)
+            .get_result::<Listed>(&mut conn)
+            .await
+            .expect("read")
+            .listed;
+        let metric = Metric::parse(code).expect("a metric");
+        assert_eq!(listed, trend_metrics().contains(&metric), "{code}");
+    }
+}
+
+#[derive(diesel::QueryableByName)]
+struct Listed {
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    listed: bool,
 }
 
 #[derive(diesel::QueryableByName)]

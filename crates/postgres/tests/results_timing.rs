@@ -1,6 +1,7 @@
-//! How long the results route's read takes as a campaign grows: seeds tallied sessions directly
-//! (as the analysis worker would leave them) and times unfiltered and filtered reads at 1k, 10k and
-//! 100k sessions. Speed is measured, never asserted; run it on purpose:
+//! How long the results route's read, its breakdown and its trend take as a campaign grows: seeds
+//! tallied sessions directly (as the analysis worker would leave them, completed over 90 days) and
+//! times unfiltered and filtered reads at 1k, 10k and 100k sessions. Speed is measured, never
+//! asserted; run it on purpose:
 //!
 //! ```sh
 //! cargo test --release -p pulse-postgres --test results_timing -- --ignored --nocapture
@@ -13,8 +14,8 @@ use pulse_domain::analysis::models::KeyPhrase;
 use pulse_domain::analysis::ports::Analyzer as _;
 use pulse_domain::ids::{CampaignId, SessionId};
 use pulse_domain::results::models::{
-    AnswerTally, PhraseMention, ResultsFilter, SealedQuote, SessionTally, Subtag, merge_counts, phrase_key_input,
-    phrase_label_input, phrase_seal_context, quote_seal_context,
+    AnswerTally, Dimension, PhraseMention, ResultsFilter, SealedQuote, SessionTally, Subtag, TrendRequest,
+    merge_counts, phrase_key_input, phrase_label_input, phrase_seal_context, quote_seal_context,
 };
 use pulse_domain::results::service::Results;
 use pulse_domain::shared::crypto::{Crypto as _, DigestPurpose};
@@ -110,7 +111,9 @@ async fn seed(
             let plan = if i % 2 == 0 { "pro" } else { "free" };
             let context =
                 json!({"device": {"platform": platform, "appVersion": "2.1.0"}, "attributes": {"plan": plan}});
-            sessions.push(json!({"id": session.0, "context": context, "tags": []}));
+            // Spread over the 90 days before now, a few minutes apart, as a long campaign's answers.
+            let minutes_ago = i64::try_from((i * 37) % (90 * 24 * 60)).expect("small");
+            sessions.push(json!({"id": session.0, "context": context, "tags": [], "minutes_ago": minutes_ago}));
             let counts = tally.counts(None);
             rows.push(json!({
                 "session_id": session.0, "platform": platform, "app_version": "2.1.0",
@@ -157,8 +160,9 @@ async fn seed(
             (
                 "INSERT INTO sessions (id, campaign_id, token_digest, language, tags, context, status, answered, total,
                     started_at, completed_at)
-                 SELECT x.id, $1, '\\x00', 'en', x.tags, x.context, 'COMPLETED', 2, 2, now(), now()
-                 FROM jsonb_to_recordset($2) AS x(id uuid, tags text[], context jsonb)",
+                 SELECT x.id, $1, '\\x00', 'en', x.tags, x.context, 'COMPLETED', 2, 2,
+                    now() - make_interval(mins => x.minutes_ago), now() - make_interval(mins => x.minutes_ago)
+                 FROM jsonb_to_recordset($2) AS x(id uuid, tags text[], context jsonb, minutes_ago int)",
                 sessions,
             ),
             (
@@ -273,6 +277,7 @@ async fn results_reads_stay_flat_as_the_campaign_grows() {
     let mut conn = AsyncPgConnection::establish(database.url()).await.expect("a connection");
     let mut sums = Sums::default();
     let mut seeded = 0;
+    let mut over_time = Vec::new();
     let plain = without_transcripts(&w, &p).await;
     println!(
         "| sessions | unfiltered | unfiltered, quotes | platform=ios | platform=ios, quotes | attribute.plan=pro | platform=ios and attribute.plan=pro | platform=ios and attribute.plan=pro, quotes |"
@@ -306,5 +311,55 @@ async fn results_reads_stay_flat_as_the_campaign_grows() {
             cells.push(format!("{:.1} ms", times[3].as_secs_f64() * 1000.0));
         }
         println!("| {size} | {} |", cells.join(" | "));
+        over_time.push(format!("| {size} | {} |", by_group_and_time(&results, &p.principal, id).await.join(" | ")));
     }
+    println!();
+    println!(
+        "| sessions | breakdown by platform | breakdown by platform, attribute.plan=pro | weekly trend | daily trend | weekly trend, platform=ios |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for row in over_time {
+        println!("{row}");
+    }
+}
+
+/// The median of 7 reads of the breakdown and trend routes, as table cells.
+async fn by_group_and_time(
+    results: &Results<pulse_postgres::PgStore, TestCrypto, pulse_domain::shared::clock::SettableClock>,
+    principal: &pulse_domain::tenancy::models::Principal,
+    id: CampaignId,
+) -> Vec<String> {
+    let params = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+    };
+    let median = |mut times: Vec<std::time::Duration>| {
+        times.sort();
+        format!("{:.1} ms", times[3].as_secs_f64() * 1000.0)
+    };
+    let mut cells = Vec::new();
+    for query in [&[("by", "platform")][..], &[("by", "platform"), ("attribute", "plan:pro")][..]] {
+        let mut times = Vec::new();
+        for _ in 0..7 {
+            let (by, filter) = Dimension::parse(&params(query)).expect("a breakdown");
+            let started = Instant::now();
+            let read = results.breakdown(principal, None, id, by, filter).await.expect("a breakdown");
+            times.push(started.elapsed());
+            assert!(!read.rows.is_empty());
+        }
+        cells.push(median(times));
+    }
+    for query in
+        [&[("interval", "week")][..], &[("interval", "day")][..], &[("interval", "week"), ("platform", "ios")][..]]
+    {
+        let mut times = Vec::new();
+        for _ in 0..7 {
+            let request = TrendRequest::parse(&params(query)).expect("a trend");
+            let started = Instant::now();
+            let read = results.trend(principal, None, id, request).await.expect("a trend");
+            times.push(started.elapsed());
+            assert!(!read.buckets.is_empty());
+        }
+        cells.push(median(times));
+    }
+    cells
 }

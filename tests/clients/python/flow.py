@@ -375,7 +375,7 @@ def main():
     file = download_export.sync_detailed(token=token, filename=filename, client=anonymous)
     assert file.status_code == 200 and file.headers["content-type"].startswith("application/json")
     exported = json.loads(file.content)
-    assert exported["schema"] == "svc.partner-export.v1.1" and exported["campaign"]["id"] == str(campaign.id)
+    assert exported["schema"] == "svc.partner-export.v1.2" and exported["campaign"]["id"] == str(campaign.id)
     assert file.parsed["schema"] == exported["schema"], "the generated client reads the file as an object"
 
     step("webhooks: every event arrived signed; a simulated one is delivered")

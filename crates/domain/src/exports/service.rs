@@ -266,8 +266,14 @@ where
             .find_survey(record.workspace_id, results.campaign.survey_id)
             .await?
             .ok_or_else(|| Error::internal("the survey of an export is gone"))?;
+        let trend = self
+            .results
+            .campaign_trend(record.workspace_id, record.campaign_id)
+            .await?
+            .ok_or_else(|| Error::internal("the campaign of an export is gone"))?;
         let language = ReportLanguage::of(survey.default_language());
-        let document = ExportDocument::of(&results, language, record.include_transcripts.then_some(transcripts));
+        let transcripts = record.include_transcripts.then_some(transcripts);
+        let document = ExportDocument::of(&results, trend, language, transcripts);
         let bytes = self.renderer.render(&document, record.format).await?;
         let byte_size = bytes.len() as u64;
         let sha256 = hex::encode(&self.crypto.sha256(&bytes));

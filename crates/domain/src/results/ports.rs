@@ -8,6 +8,7 @@ use crate::ids::{CampaignId, WorkspaceId};
 use crate::results::models::{
     Dimension, GroupSize, ResultsFilter, ResultsInput, StoredPhrase, TalliedInput, TrendInput,
 };
+use crate::shared::time_zone::ZoneOffsets;
 
 /// Reads what results are computed from.
 pub trait ResultsRepository: Send + Sync + 'static {
@@ -59,19 +60,20 @@ pub trait ResultsRepository: Send + Sync + 'static {
         filter: Option<&ResultsFilter>,
     ) -> impl Future<Output = Result<Vec<GroupSize>>> + Send;
 
-    /// The campaign's accepted sessions by the quarter hour they were completed in
-    /// ([`crate::results::models::TREND_SLOT_SECS`], UTC), in time order: per slot, the
-    /// campaign's sessions by which of `filter`'s conditions they meet (all in cell 0 without a
-    /// filter) and the [`crate::results::models::trend_metrics`] counters of those `filter`
-    /// selects. `None` for an unknown campaign or another workspace's.
+    /// The campaign's accepted sessions by the local day they were completed on, in the zone
+    /// whose `offsets` are given, in day order: per day, the campaign's sessions by which of
+    /// `filter`'s conditions they meet (all in cell 0 without a filter) and the
+    /// [`crate::results::models::trend_metrics`] counters of those `filter` selects. `None` for
+    /// an unknown campaign or another workspace's.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
-    fn trend_slots(
+    fn trend_days(
         &self,
         workspace: WorkspaceId,
         campaign: CampaignId,
         filter: Option<&ResultsFilter>,
+        offsets: &ZoneOffsets,
     ) -> impl Future<Output = Result<Option<TrendInput>>> + Send;
 
     /// The campaign's sealed phrases among `wanted` (pairs of key and label digests); unknown

@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::ids::{CampaignId, SessionId, WorkspaceId};
 use crate::results::models::{
     AnalyzedAnswer, AnalyzedSession, AnswerTally, BREAKDOWN_THEMES, Breakdown, BreakdownRow, CampaignResults,
-    Dimension, MAX_BREAKDOWN_ROWS, OpenedSession, OpenedTally, PhraseMention, QuoteCandidate, ResultsFilter,
+    Dimension, Interval, MAX_BREAKDOWN_ROWS, OpenedSession, OpenedTally, PhraseMention, QuoteCandidate, ResultsFilter,
     RowMeasures, RowSuppression, SealedQuote, SessionTally, Subtag, TalliedInput, Transcript, Trend, TrendRequest,
     Unlisted, compute, compute_tallied, compute_trend, decode_phrase, encode_phrase, phrase_key_input,
     phrase_label_input, phrase_seal_context, quote_seal_context, suppress_complements, wanted_phrases,
@@ -14,6 +14,7 @@ use crate::results::ports::ResultsRepository;
 use crate::sessions::models::answer_seal_context;
 use crate::shared::clock::Clock;
 use crate::shared::crypto::{Crypto, DigestPurpose};
+use crate::shared::time_zone::{TimeZoneName, ZoneOffsets};
 use crate::tenancy::models::{Principal, Scope};
 use std::collections::HashMap;
 
@@ -138,12 +139,28 @@ impl<R: ResultsRepository, C: Crypto, K: Clock> Results<R, C, K> {
     ) -> Result<Trend> {
         principal.require_scope(Scope::RESULTS)?;
         let workspace = principal.resolve_workspace(workspace_header)?;
+        let now = self.clock.now();
+        let offsets = ZoneOffsets::of(&request.zone, now);
         let input = self
             .repo
-            .trend_slots(workspace, id, request.filter.as_ref())
+            .trend_days(workspace, id, request.filter.as_ref(), &offsets)
             .await?
             .ok_or_else(|| Error::not_found("campaign"))?;
-        Ok(compute_trend(&input, &request, self.clock.now()))
+        Ok(compute_trend(&input, &request, now))
+    }
+
+    /// The whole campaign week by week in UTC, as an export takes it; `None` for an unknown
+    /// campaign or another workspace's.
+    ///
+    /// # Errors
+    /// Port errors.
+    pub async fn campaign_trend(&self, workspace: WorkspaceId, id: CampaignId) -> Result<Option<Trend>> {
+        let now = self.clock.now();
+        let zone = TimeZoneName::utc();
+        let offsets = ZoneOffsets::of(&zone, now);
+        let Some(input) = self.repo.trend_days(workspace, id, None, &offsets).await? else { return Ok(None) };
+        let request = TrendRequest { interval: Interval::Week, from: None, to: None, zone, filter: None };
+        Ok(Some(compute_trend(&input, &request, now)))
     }
 
     /// The group's results from the tallies, without quotes.

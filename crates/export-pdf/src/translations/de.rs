@@ -56,6 +56,15 @@ pub(super) const WORDS: Words = Words {
     passives: "Passive (7 oder 8)",
     detractors: "Detraktoren (0 bis 6)",
     nps_note: "Der Wert ist der Anteil der Promotoren abzüglich des Anteils der Detraktoren, von -100 bis +100.",
+    trend: "Verlauf",
+    trend_accepted: "Akzeptierte Antworten (linke Achse)",
+    trend_csat: "CSAT: Anteil Zufriedener (rechte Achse)",
+    trend_note: counted(
+        "Jeder Punkt umfasst mindestens {n} akzeptierte Antwort; eine Woche mit weniger Antworten wird mit einer \
+         benachbarten Woche zusammengefasst.",
+        "Jeder Punkt umfasst mindestens {n} akzeptierte Antworten; eine Woche mit weniger Antworten wird mit einer \
+         benachbarten Woche zusammengefasst.",
+    ),
     sentiments: [(Positive, "Positiv"), (Neutral, "Neutral"), (Negative, "Negativ")],
     not_scored: "Es wurde noch keine schriftliche Antwort ausgewertet: siehe die ausgewerteten Sprachen oben.",
     withheld: counted(
@@ -88,6 +97,7 @@ pub(super) const WORDS: Words = Words {
     ],
     date: "{day}. {month} {year}",
     first_day: "1",
+    short_date: "{day}. {month}",
     months: ["Jan.", "Feb.", "März", "Apr.", "Mai", "Juni", "Juli", "Aug.", "Sept.", "Okt.", "Nov.", "Dez."],
     not_launched: "nicht gestartet; Stand {end}",
     statuses: ["Entwurf, nicht gestartet", "Erhebung läuft", "pausiert", "abgeschlossen"],

@@ -55,6 +55,13 @@ pub(super) const WORDS: Words = Words {
     passives: "Passives (7 or 8)",
     detractors: "Detractors (0 to 6)",
     nps_note: "The score is the share of promoters minus the share of detractors, from -100 to +100.",
+    trend: "Over time",
+    trend_accepted: "Accepted responses (left axis)",
+    trend_csat: "CSAT: share satisfied (right axis)",
+    trend_note: counted(
+        "Each point counts at least {n} accepted response; a week with fewer is merged into a neighbouring week.",
+        "Each point counts at least {n} accepted responses; a week with fewer is merged into a neighbouring week.",
+    ),
     sentiments: [(Positive, "Positive"), (Neutral, "Neutral"), (Negative, "Negative")],
     not_scored: "No written answer has been scored yet: see the languages scored above.",
     withheld: counted(
@@ -69,6 +76,7 @@ pub(super) const WORDS: Words = Words {
     exclusions: &[],
     date: "{day} {month} {year}",
     first_day: "1",
+    short_date: "{day} {month}",
     months: ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"],
     not_launched: "not launched; as of {end}",
     statuses: ["draft, not launched", "collecting", "paused", "closed"],

@@ -56,6 +56,15 @@ pub(super) const WORDS: Words = Words {
     passives: "Pasivos (7 u 8)",
     detractors: "Detractores (0 a 6)",
     nps_note: "La puntuación es el porcentaje de promotores menos el de detractores, de -100 a +100.",
+    trend: "Evolución en el tiempo",
+    trend_accepted: "Respuestas aceptadas (eje izquierdo)",
+    trend_csat: "CSAT: porcentaje de satisfechos (eje derecho)",
+    trend_note: counted(
+        "Cada punto reúne al menos {n} respuesta aceptada; una semana con menos respuestas se agrupa con una semana \
+         contigua.",
+        "Cada punto reúne al menos {n} respuestas aceptadas; una semana con menos respuestas se agrupa con una semana \
+         contigua.",
+    ),
     sentiments: [(Positive, "Positivo"), (Neutral, "Neutro"), (Negative, "Negativo")],
     not_scored: "Todavía no se ha analizado ninguna respuesta escrita: consulte los idiomas analizados más arriba.",
     withheld: counted(
@@ -88,6 +97,7 @@ pub(super) const WORDS: Words = Words {
     ],
     date: "{day} {month} {year}",
     first_day: "1",
+    short_date: "{day} {month}",
     months: ["ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sept", "oct", "nov", "dic"],
     not_launched: "no lanzada; datos a {end}",
     statuses: ["borrador, no lanzada", "en curso", "en pausa", "cerrada"],

@@ -58,6 +58,15 @@ pub(super) const WORDS: Words = Words {
     passives: "Passifs (7 ou 8)",
     detractors: "Détracteurs (0 à 6)",
     nps_note: "Le score est la part de promoteurs moins la part de détracteurs, de -100 à +100.",
+    trend: "Évolution dans le temps",
+    trend_accepted: "Réponses acceptées (axe de gauche)",
+    trend_csat: "CSAT\u{a0}: part de satisfaits (axe de droite)",
+    trend_note: counted(
+        "Chaque point compte au moins {n} réponse acceptée\u{202f}; une semaine qui en compte moins est regroupée \
+         avec une semaine voisine.",
+        "Chaque point compte au moins {n} réponses acceptées\u{202f}; une semaine qui en compte moins est regroupée \
+         avec une semaine voisine.",
+    ),
     sentiments: [(Positive, "Positif"), (Neutral, "Neutre"), (Negative, "Négatif")],
     not_scored: "Aucune réponse écrite n’a encore été analysée\u{a0}: voir les langues analysées ci-dessus.",
     withheld: counted(
@@ -90,6 +99,7 @@ pub(super) const WORDS: Words = Words {
     ],
     date: "{day} {month} {year}",
     first_day: "1er",
+    short_date: "{day} {month}",
     months: ["janv.", "févr.", "mars", "avr.", "mai", "juin", "juil.", "août", "sept.", "oct.", "nov.", "déc."],
     not_launched: "non lancée\u{202f}; état au {end}",
     statuses: ["brouillon, non lancée", "collecte en cours", "en pause", "clôturée"],

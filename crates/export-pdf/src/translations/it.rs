@@ -56,6 +56,15 @@ pub(super) const WORDS: Words = Words {
     passives: "Passivi (7 o 8)",
     detractors: "Detrattori (da 0 a 6)",
     nps_note: "Il punteggio è la quota di promotori meno la quota di detrattori, da -100 a +100.",
+    trend: "Andamento nel tempo",
+    trend_accepted: "Risposte accettate (asse sinistro)",
+    trend_csat: "CSAT: quota di soddisfatti (asse destro)",
+    trend_note: counted(
+        "Ogni punto comprende almeno {n} risposta accettata; una settimana con meno risposte viene unita a una \
+         settimana adiacente.",
+        "Ogni punto comprende almeno {n} risposte accettate; una settimana con meno risposte viene unita a una \
+         settimana adiacente.",
+    ),
     sentiments: [(Positive, "Positivo"), (Neutral, "Neutro"), (Negative, "Negativo")],
     not_scored: "Nessuna risposta scritta è stata ancora analizzata: si vedano le lingue analizzate sopra.",
     withheld: counted(
@@ -88,6 +97,7 @@ pub(super) const WORDS: Words = Words {
     ],
     date: "{day} {month} {year}",
     first_day: "1",
+    short_date: "{day} {month}",
     months: ["gen", "feb", "mar", "apr", "mag", "giu", "lug", "ago", "set", "ott", "nov", "dic"],
     not_launched: "non avviata; dati al {end}",
     statuses: ["bozza, non avviata", "raccolta in corso", "in pausa", "chiusa"],

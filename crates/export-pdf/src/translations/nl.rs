@@ -56,6 +56,15 @@ pub(super) const WORDS: Words = Words {
     passives: "Passieven (7 of 8)",
     detractors: "Criticasters (0 tot en met 6)",
     nps_note: "De score is het aandeel promotors min het aandeel criticasters, van -100 tot +100.",
+    trend: "Verloop in de tijd",
+    trend_accepted: "Geaccepteerde antwoorden (linkeras)",
+    trend_csat: "CSAT: aandeel tevreden (rechteras)",
+    trend_note: counted(
+        "Elk punt omvat ten minste {n} geaccepteerd antwoord; een week met minder antwoorden wordt samengevoegd met \
+         een aangrenzende week.",
+        "Elk punt omvat ten minste {n} geaccepteerde antwoorden; een week met minder antwoorden wordt samengevoegd \
+         met een aangrenzende week.",
+    ),
     sentiments: [(Positive, "Positief"), (Neutral, "Neutraal"), (Negative, "Negatief")],
     not_scored: "Er is nog geen schriftelijk antwoord geanalyseerd: zie de geanalyseerde talen hierboven.",
     withheld: counted(
@@ -88,6 +97,7 @@ pub(super) const WORDS: Words = Words {
     ],
     date: "{day} {month} {year}",
     first_day: "1",
+    short_date: "{day} {month}",
     months: ["jan", "feb", "mrt", "apr", "mei", "jun", "jul", "aug", "sep", "okt", "nov", "dec"],
     not_launched: "niet gestart; stand per {end}",
     statuses: ["concept, niet gestart", "lopend", "gepauzeerd", "gesloten"],

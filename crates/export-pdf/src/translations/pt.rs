@@ -57,6 +57,15 @@ pub(super) const WORDS: Words = Words {
     passives: "Passivos (7 ou 8)",
     detractors: "Detratores (0 a 6)",
     nps_note: "O índice é a proporção de promotores menos a proporção de detratores, de -100 a +100.",
+    trend: "Evolução ao longo do tempo",
+    trend_accepted: "Respostas válidas (eixo esquerdo)",
+    trend_csat: "CSAT: proporção de satisfeitos (eixo direito)",
+    trend_note: counted(
+        "Cada ponto reúne pelo menos {n} resposta válida; uma semana com menos respostas é agrupada com uma semana \
+         vizinha.",
+        "Cada ponto reúne pelo menos {n} respostas válidas; uma semana com menos respostas é agrupada com uma semana \
+         vizinha.",
+    ),
     sentiments: [(Positive, "Positivo"), (Neutral, "Neutro"), (Negative, "Negativo")],
     not_scored: "Nenhuma resposta escrita foi analisada ainda: consulte os idiomas analisados acima.",
     withheld: counted(
@@ -89,6 +98,7 @@ pub(super) const WORDS: Words = Words {
     ],
     date: "{day} de {month} de {year}",
     first_day: "1",
+    short_date: "{day} {month}",
     months: ["jan.", "fev.", "mar.", "abr.", "mai.", "jun.", "jul.", "ago.", "set.", "out.", "nov.", "dez."],
     not_launched: "não lançada; situação em {end}",
     statuses: ["rascunho, não lançada", "em curso", "em pausa", "encerrada"],

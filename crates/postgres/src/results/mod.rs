@@ -33,6 +33,7 @@ use crate::schema::{
 use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 use pulse_domain::results::ports::ResultsRepository;
+use pulse_domain::shared::time_zone::ZoneOffsets;
 
 /// The campaign's analyses that [`AnalysisRepository::claim_reanalyses`] would take for the
 /// analyzer in charge (none when none was announced). The analyzer in charge is a scalar subquery,
@@ -218,13 +219,14 @@ impl ResultsRepository for PgStore {
         self.group_sizes(workspace, campaign, by, filter).await
     }
 
-    async fn trend_slots(
+    async fn trend_days(
         &self,
         workspace: WorkspaceId,
         campaign: CampaignId,
         filter: Option<&ResultsFilter>,
+        offsets: &ZoneOffsets,
     ) -> Result<Option<TrendInput>> {
-        self.trend_input(workspace, campaign, filter).await
+        self.trend_input(workspace, campaign, filter, offsets).await
     }
 
     async fn result_phrases(&self, campaign: CampaignId, wanted: &[(Vec<u8>, Vec<u8>)]) -> Result<Vec<StoredPhrase>> {

@@ -1,16 +1,19 @@
-//! The accepted sessions of a campaign by the quarter hour they were completed in, for trends.
+//! The accepted sessions of a campaign by the local day they were completed on, for trends: the
+//! whole campaign from its quarter-hour sums (migration `000030_result_slots`), a filter's group
+//! from the tallies it selects.
 
 use diesel::QueryableByName;
 use diesel::sql_query;
-use diesel::sql_types::{Array, BigInt, Jsonb, Nullable, Text, Uuid as SqlUuid};
+use diesel::sql_types::{Array, BigInt, Integer, Jsonb, Nullable, Text, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use pulse_domain::Result;
-use pulse_domain::ids::CampaignId;
+use pulse_domain::campaigns::ports::CampaignRepository as _;
+use pulse_domain::ids::{CampaignId, WorkspaceId};
 use pulse_domain::results::models::{
-    Count, Metric, ResultsFilter, SlotTally, TREND_SLOT_SECS, TrendInput, trend_metrics,
+    ConditionCells, Count, DayTally, Metric, ResultsFilter, TREND_SLOT_SECS, TrendInput, trend_metrics,
 };
+use pulse_domain::shared::time_zone::ZoneOffsets;
 use std::collections::BTreeMap;
-use time::OffsetDateTime;
 
 use crate::results::filters::{bind_filter, cell_mask, selected};
 use crate::results::groups::condition_columns;
@@ -19,12 +22,11 @@ use crate::results::rows::corrupt;
 use crate::rows::count_of;
 use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
-use pulse_domain::campaigns::ports::CampaignRepository as _;
 
 #[derive(QueryableByName)]
-struct SlotCellRow {
+struct DayCellRow {
     #[diesel(sql_type = BigInt)]
-    slot: i64,
+    day: i64,
     #[diesel(sql_type = BigInt)]
     cell: i64,
     #[diesel(sql_type = BigInt)]
@@ -32,9 +34,9 @@ struct SlotCellRow {
 }
 
 #[derive(QueryableByName)]
-struct SlotCountRow {
+struct DayCountRow {
     #[diesel(sql_type = BigInt)]
-    slot: i64,
+    day: i64,
     #[diesel(sql_type = Text)]
     metric: String,
     #[diesel(sql_type = Text)]
@@ -45,105 +47,164 @@ struct SlotCountRow {
     n: i64,
 }
 
-/// The slot a session's completion falls in, as seconds since the epoch (`$slot` its length).
-macro_rules! slot_of {
-    ($slot:literal) => {
-        concat!("floor(extract(epoch FROM s.completed_at) / ", $slot, ")::bigint * ", $slot)
+/// Table `z(start, off)` of a zone's offsets from `$starts` and `$offsets`, and table `d(slot, day)`
+/// giving each slot of table `$from` its local day (days since the epoch), each slot `$secs` long.
+macro_rules! local_days {
+    ($starts:literal, $offsets:literal, $secs:literal, $from:literal) => {
+        concat!(
+            "z AS (SELECT * FROM unnest(",
+            $starts,
+            "::bigint[], ",
+            $offsets,
+            "::int[]) AS z(start, off)),
+             d AS (SELECT s.slot, (s.slot * ",
+            $secs,
+            " + (SELECT z.off FROM z WHERE z.start <= s.slot * ",
+            $secs,
+            " ORDER BY z.start DESC LIMIT 1)) / 86400 AS day
+                   FROM (SELECT DISTINCT slot FROM ",
+            $from,
+            ") s)"
+        )
     };
 }
 
-fn slot_at(slots: &mut BTreeMap<i64, SlotTally>, start: i64) -> std::result::Result<&mut SlotTally, TxError> {
-    let at = OffsetDateTime::from_unix_timestamp(start).map_err(|_| TxError::Domain(corrupt("slot")))?;
-    Ok(slots.entry(start).or_insert_with(|| SlotTally { start: at, cells: BTreeMap::new(), counts: Vec::new() }))
+fn day_of(days_since_epoch: i64) -> std::result::Result<jiff::civil::Date, TxError> {
+    jiff::civil::date(1970, 1, 1)
+        .checked_add(jiff::Span::new().days(days_since_epoch))
+        .map_err(|_| TxError::Domain(corrupt("day")))
+}
+
+fn tallies_of(cells: Vec<DayCellRow>, counts: Vec<DayCountRow>) -> std::result::Result<Vec<DayTally>, TxError> {
+    let mut days: BTreeMap<i64, (ConditionCells, Vec<Count>)> = BTreeMap::new();
+    for row in cells {
+        *days.entry(row.day).or_default().0.entry(u64::try_from(row.cell).unwrap_or(0)).or_default() += count_of(row.n);
+    }
+    for row in counts {
+        let metric = Metric::parse(&row.metric).ok_or_else(|| TxError::Domain(corrupt("metric")))?;
+        days.entry(row.day).or_default().1.push(Count {
+            metric,
+            question_id: row.question_id,
+            value: row.value,
+            n: row.n,
+        });
+    }
+    days.into_iter().map(|(day, (cells, counts))| Ok(DayTally { day: day_of(day)?, cells, counts })).collect()
 }
 
 impl PgStore {
-    /// See [`pulse_domain::results::ports::ResultsRepository::trend_slots`]. Linear in the
-    /// campaign's accepted sessions.
-    pub(super) async fn slots_of(
-        conn: &mut AsyncPgConnection,
+    pub(super) async fn trend_input(
+        &self,
+        workspace: WorkspaceId,
         campaign: CampaignId,
         filter: Option<&ResultsFilter>,
-    ) -> std::result::Result<Vec<SlotTally>, TxError> {
-        let conditions = filter.map(ResultsFilter::conditions).unwrap_or_default();
+        offsets: &ZoneOffsets,
+    ) -> Result<Option<TrendInput>> {
+        let Some(overview) = self.campaign_overview(workspace, campaign).await? else { return Ok(None) };
+        let mut conn = self.read_conn().await?;
+        // One snapshot: the cells and the counters agree.
+        let days = conn
+            .build_transaction()
+            .read_only()
+            .repeatable_read()
+            .run::<_, TxError, _>(async |conn| match filter {
+                None => Self::campaign_days(conn, campaign, offsets).await,
+                Some(filter) => Self::group_days(conn, campaign, filter, offsets).await,
+            })
+            .await?;
+        Ok(Some(TrendInput { campaign: overview.campaign, survey: overview.survey, days }))
+    }
+
+    /// The campaign's days from its quarter-hour sums: a few rows per quarter hour answered in.
+    async fn campaign_days(
+        conn: &mut AsyncPgConnection,
+        campaign: CampaignId,
+        offsets: &ZoneOffsets,
+    ) -> std::result::Result<Vec<DayTally>, TxError> {
+        let counts: Vec<DayCountRow> = sql_query(concat!(
+            "WITH c AS (SELECT slot, metric, question_id, value, n FROM result_slot_counts
+                        WHERE campaign_id = $1 AND n <> 0), ",
+            local_days!("$2", "$3", "$4", "c"),
+            " SELECT d.day, c.metric, c.question_id, c.value, sum(c.n)::bigint AS n
+              FROM c JOIN d USING (slot) GROUP BY 1, 2, 3, 4 ORDER BY 1"
+        ))
+        .bind::<SqlUuid, _>(campaign.0)
+        .bind::<Array<BigInt>, _>(offsets.pairs().iter().map(|p| p.0).collect::<Vec<_>>())
+        .bind::<Array<Integer>, _>(offsets.pairs().iter().map(|p| p.1).collect::<Vec<_>>())
+        .bind::<BigInt, _>(TREND_SLOT_SECS)
+        .cached()
+        .load(conn)
+        .await?;
+        // Without a filter, the campaign's accepted sessions are the one cell.
+        let cells = counts
+            .iter()
+            .filter(|c| c.metric == Metric::Accepted.code())
+            .map(|c| DayCellRow { day: c.day, cell: 0, n: c.n })
+            .collect();
+        tallies_of(cells, counts)
+    }
+
+    /// A filter's days from the tallies of the campaign's accepted sessions: linear in them.
+    async fn group_days(
+        conn: &mut AsyncPgConnection,
+        campaign: CampaignId,
+        filter: &ResultsFilter,
+        offsets: &ZoneOffsets,
+    ) -> std::result::Result<Vec<DayTally>, TxError> {
+        let conditions = filter.conditions();
         let columns: Vec<(&str, &str, &str)> = conditions.iter().map(condition_columns).collect();
-        let cells: Vec<SlotCellRow> = sql_query(concat!(
+        let starts: Vec<i64> = offsets.pairs().iter().map(|p| p.0).collect();
+        let zone_offsets: Vec<i32> = offsets.pairs().iter().map(|p| p.1).collect();
+        let cells: Vec<DayCellRow> = sql_query(concat!(
             "WITH f AS (SELECT * FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY
                         AS f(kind, name, value, i)),
-                  u AS (SELECT ",
-            slot_of!("$5"),
-            " AS slot, COALESCE(r.platform, d.platform) AS platform,
-                               COALESCE(r.app_version, d.app_version) AS app_version, r.tags, r.attributes
-                        FROM result_sessions r JOIN sessions s ON s.id = r.session_id
-                             LEFT JOIN app_devices d ON d.id = r.device_id
-                        WHERE r.campaign_id = $1 AND r.accepted AND s.completed_at IS NOT NULL)
-             SELECT m.slot, m.cell, count(*)::bigint AS n FROM (SELECT u.slot, ",
+                  u AS (SELECT r.completed_slot AS slot, COALESCE(r.platform, v.platform) AS platform,
+                               COALESCE(r.app_version, v.app_version) AS app_version, r.tags, r.attributes
+                        FROM result_sessions r LEFT JOIN app_devices v ON v.id = r.device_id
+                        WHERE r.campaign_id = $1 AND r.accepted AND r.completed_slot IS NOT NULL),
+                  m AS (SELECT u.slot, ",
             cell_mask!(),
-            " AS cell FROM u) m
-             GROUP BY m.slot, m.cell ORDER BY m.slot, m.cell"
+            " AS cell FROM u), ",
+            local_days!("$5", "$6", "$7", "m"),
+            " SELECT d.day, m.cell, count(*)::bigint AS n FROM m JOIN d USING (slot)
+              GROUP BY 1, 2 ORDER BY 1, 2"
         ))
         .bind::<SqlUuid, _>(campaign.0)
         .bind::<Array<Text>, _>(columns.iter().map(|c| c.0).collect::<Vec<_>>())
         .bind::<Array<Text>, _>(columns.iter().map(|c| c.1).collect::<Vec<_>>())
         .bind::<Array<Text>, _>(columns.iter().map(|c| c.2).collect::<Vec<_>>())
+        .bind::<Array<BigInt>, _>(&starts)
+        .bind::<Array<Integer>, _>(&zone_offsets)
         .bind::<BigInt, _>(TREND_SLOT_SECS)
         .cached()
         .load(conn)
         .await?;
-        let binds = filter_binds(filter.unwrap_or(&ResultsFilter::default()));
+        let binds = filter_binds(filter);
         let metrics: Vec<String> = trend_metrics().into_iter().map(Metric::code).collect();
-        let counts: Vec<SlotCountRow> = bind_filter!(
+        let counts: Vec<DayCountRow> = bind_filter!(
             sql_query(concat!(
-                "SELECT ",
-                slot_of!("$6"),
-                " AS slot, e.metric, e.question_id, e.value, sum(e.n)::bigint AS n
-                 FROM result_sessions r JOIN sessions s ON s.id = r.session_id
-                      CROSS JOIN LATERAL unnest(r.metrics, r.questions, r.vals, r.ns) AS e(metric, question_id, value, n)
-                 WHERE r.campaign_id = $1 AND r.accepted AND s.completed_at IS NOT NULL AND e.metric = ANY ($7::text[])
-                   AND ",
+                "WITH c AS (SELECT r.completed_slot AS slot, e.metric, e.question_id, e.value, e.n
+                            FROM result_sessions r
+                                 CROSS JOIN LATERAL unnest(r.metrics, r.questions, r.vals, r.ns)
+                                 AS e(metric, question_id, value, n)
+                            WHERE r.campaign_id = $1 AND r.accepted AND r.completed_slot IS NOT NULL
+                              AND e.metric = ANY ($6::text[]) AND ",
                 selected!(),
-                " GROUP BY 1, 2, 3, 4 ORDER BY 1"
+                "), ",
+                local_days!("$7", "$8", "$9", "c"),
+                " SELECT d.day, c.metric, c.question_id, c.value, sum(c.n)::bigint AS n
+                  FROM c JOIN d USING (slot) GROUP BY 1, 2, 3, 4 ORDER BY 1"
             )),
             campaign,
             binds
         )
-        .bind::<BigInt, _>(TREND_SLOT_SECS)
         .bind::<Array<Text>, _>(&metrics)
+        .bind::<Array<BigInt>, _>(&starts)
+        .bind::<Array<Integer>, _>(&zone_offsets)
+        .bind::<BigInt, _>(TREND_SLOT_SECS)
         .cached()
         .load(conn)
         .await?;
-        let mut slots: BTreeMap<i64, SlotTally> = BTreeMap::new();
-        for row in cells {
-            *slot_at(&mut slots, row.slot)?.cells.entry(u64::try_from(row.cell).unwrap_or(0)).or_default() +=
-                count_of(row.n);
-        }
-        for row in counts {
-            let metric = Metric::parse(&row.metric).ok_or_else(|| TxError::Domain(corrupt("metric")))?;
-            slot_at(&mut slots, row.slot)?.counts.push(Count {
-                metric,
-                question_id: row.question_id,
-                value: row.value,
-                n: row.n,
-            });
-        }
-        Ok(slots.into_values().collect())
-    }
-
-    pub(super) async fn trend_input(
-        &self,
-        workspace: pulse_domain::ids::WorkspaceId,
-        campaign: CampaignId,
-        filter: Option<&ResultsFilter>,
-    ) -> Result<Option<TrendInput>> {
-        let Some(overview) = self.campaign_overview(workspace, campaign).await? else { return Ok(None) };
-        let mut conn = self.read_conn().await?;
-        // One snapshot: the cells and the counters agree.
-        let slots = conn
-            .build_transaction()
-            .read_only()
-            .repeatable_read()
-            .run::<_, TxError, _>(async |conn| Self::slots_of(conn, campaign, filter).await)
-            .await?;
-        Ok(Some(TrendInput { campaign: overview.campaign, survey: overview.survey, slots }))
+        tallies_of(cells, counts)
     }
 }

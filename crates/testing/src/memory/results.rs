@@ -4,14 +4,14 @@ use super::*;
 use pulse_domain::error::Result;
 use pulse_domain::ids::{CampaignId, WorkspaceId};
 use pulse_domain::results::models::{
-    AnalyzedAnswer, AnalyzedSession, ConditionCells, Count, Dimension, GroupSize, GroupTally, QuoteRow, ResultsFilter,
-    ResultsInput, Segment, SlotTally, StoredPhrase, TREND_SLOT_SECS, TalliedInput, ThemeShare, TrendInput, cell_of,
-    group_sizes, merge_counts, merge_themes, trend_metrics,
+    AnalyzedAnswer, AnalyzedSession, ConditionCells, Count, DayTally, Dimension, GroupSize, GroupTally, QuoteRow,
+    ResultsFilter, ResultsInput, Segment, StoredPhrase, TalliedInput, ThemeShare, TrendInput, cell_of, group_sizes,
+    merge_counts, merge_themes, trend_metrics,
 };
 use pulse_domain::results::ports::ResultsRepository;
 use pulse_domain::sessions::models::SessionStatus;
+use pulse_domain::shared::time_zone::ZoneOffsets;
 use std::collections::BTreeMap;
-use time::OffsetDateTime;
 
 impl State {
     /// The session's segment, with its app device's labels as they are now.
@@ -163,11 +163,12 @@ impl ResultsRepository for MemoryStore {
         Ok(group_sizes(&segments, by))
     }
 
-    async fn trend_slots(
+    async fn trend_days(
         &self,
         workspace: WorkspaceId,
         campaign: CampaignId,
         filter: Option<&ResultsFilter>,
+        offsets: &ZoneOffsets,
     ) -> Result<Option<TrendInput>> {
         let state = self.state();
         let Some(found) = state.campaigns.get(&campaign).filter(|c| c.workspace_id == workspace) else {
@@ -176,24 +177,22 @@ impl ResultsRepository for MemoryStore {
         let overview = state.overview(found)?;
         let conditions = filter.map(ResultsFilter::conditions).unwrap_or_default();
         let metrics = trend_metrics();
-        let mut slots: BTreeMap<i64, (ConditionCells, Vec<Count>)> = BTreeMap::new();
+        let mut days: BTreeMap<jiff::civil::Date, (ConditionCells, Vec<Count>)> = BTreeMap::new();
         for row in state.sessions.values().filter(|s| s.session.campaign_id == campaign) {
             let Some((None, session)) = state.tallies.get(&row.session.id) else { continue };
             let Some(completed) = row.completed_at else { continue };
             let segment = state.segment_of(row);
-            let start = completed.unix_timestamp().div_euclid(TREND_SLOT_SECS) * TREND_SLOT_SECS;
-            let (cells, counts) = slots.entry(start).or_default();
+            let (cells, counts) = days.entry(offsets.local_day(completed.unix_timestamp())).or_default();
             *cells.entry(cell_of(&conditions, &segment)).or_default() += 1;
             if filter.is_none_or(|f| f.matches(&segment)) {
                 counts.extend(session.counts(None).into_iter().filter(|c| metrics.contains(&c.metric)));
             }
         }
-        let mut tallies = Vec::with_capacity(slots.len());
-        for (start, (cells, counts)) in slots {
-            let start = OffsetDateTime::from_unix_timestamp(start).map_err(pulse_domain::Error::internal)?;
-            tallies.push(SlotTally { start, cells, counts: merge_counts(counts) });
-        }
-        Ok(Some(TrendInput { campaign: overview.campaign, survey: overview.survey, slots: tallies }))
+        let days = days
+            .into_iter()
+            .map(|(day, (cells, counts))| DayTally { day, cells, counts: merge_counts(counts) })
+            .collect();
+        Ok(Some(TrendInput { campaign: overview.campaign, survey: overview.survey, days }))
     }
 
     async fn result_phrases(&self, campaign: CampaignId, wanted: &[(Vec<u8>, Vec<u8>)]) -> Result<Vec<StoredPhrase>> {

@@ -18,7 +18,7 @@ use crate::state::{AppState, Platform};
         ("filename" = String, Path, description = "`pulse-<campaign code>-<export id>.json` or `.pdf`"),
     ),
     responses(
-        (status = 200, description = "The file, as an attachment (`Content-Disposition`, `Cache-Control: no-store`, `Referrer-Policy: no-referrer`): a JSON export is one object of the schema `svc.partner-export.v1.1`, a PDF report the document's bytes", content(
+        (status = 200, description = "The file, as an attachment (`Content-Disposition`, `Cache-Control: no-store`, `Referrer-Policy: no-referrer`): a JSON export is one object of the schema `svc.partner-export.v1.2`, a PDF report the document's bytes", content(
             (Object = "application/json"), (String = "application/pdf")
         )),
         (status = 404, description = "NOT_FOUND: one answer for every link that does not work", body = ErrorBody),

@@ -1,5 +1,5 @@
 //! Exports of a campaign's aggregate results: the record a partner polls, its life from QUEUED to
-//! READY, FAILED or EXPIRED, the `svc.partner-export.v1.1` document, and the signed download link.
+//! READY, FAILED or EXPIRED, the `svc.partner-export.v1.2` document, and the signed download link.
 
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
@@ -8,7 +8,10 @@ use crate::analysis::models::{ModelInfo, Rejection};
 use crate::campaigns::models::{CampaignStatus, QuestionKind};
 use crate::error::{Error, Result};
 use crate::ids::{ApiKeyId, CampaignId, EventId, ExportId, WorkspaceId};
-use crate::results::models::{CampaignResults, Csat, LabelCount, Nps, QuestionResult, ThemeCount, Transcript};
+use crate::results::models::{
+    CampaignResults, Csat, Interval, LabelCount, Nps, QuestionResult, ThemeCount, Transcript, Trend, TrendBucket,
+};
+use crate::shared::time_zone::TimeZoneName;
 use crate::webhooks::models::{EventType, NewEvent};
 use serde_json::{Map, json};
 
@@ -19,7 +22,7 @@ pub use language::{NumberFormat, Plural, ReportLanguage, fill};
 use narrative::{Facts, narrative};
 
 /// The open schema every export file names.
-pub const SCHEMA_NAME: &str = "svc.partner-export.v1.1";
+pub const SCHEMA_NAME: &str = "svc.partner-export.v1.2";
 /// How long a rendered file is kept.
 pub const RETENTION: Duration = Duration::days(7);
 /// How long a minted download link works (never past the file's retention).
@@ -223,7 +226,7 @@ impl DownloadClaims {
     }
 }
 
-/// The `svc.partner-export.v1.1` document: aggregates only, under the same anonymity floor as
+/// The `svc.partner-export.v1.2` document: aggregates only, under the same anonymity floor as
 /// results, and verbatim answers only when asked for and allowed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExportDocument {
@@ -240,8 +243,24 @@ pub struct ExportDocument {
     pub themes: Vec<ThemeCount>,
     pub narrative: Vec<String>,
     pub exclusions: Vec<Exclusion>,
+    /// The campaign week by week (UTC), as the trend route gives it.
+    pub trend: ExportTrend,
     /// Answer texts, contact details redacted, with no identity and in no person's order.
     pub transcripts: Option<Vec<Transcript>>,
+}
+
+/// The buckets of a trend, each of at least the floor's accepted sessions; none below it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportTrend {
+    pub interval: Interval,
+    pub zone: TimeZoneName,
+    pub buckets: Vec<TrendBucket>,
+}
+
+impl From<Trend> for ExportTrend {
+    fn from(trend: Trend) -> Self {
+        Self { interval: trend.interval, zone: trend.zone, buckets: trend.buckets }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -313,10 +332,15 @@ pub const EXCLUSIONS: [Exclusion; 3] = [
 ];
 
 impl ExportDocument {
-    /// The document of `results` (computed for the whole campaign, floor applied) written in
-    /// `language`, with `transcripts` when they were asked for, allowed, and the group is above the
-    /// floor.
-    pub fn of(results: &CampaignResults, language: ReportLanguage, transcripts: Option<Vec<Transcript>>) -> Self {
+    /// The document of `results` (computed for the whole campaign, floor applied) and its
+    /// `trend`, written in `language`, with `transcripts` when they were asked for, allowed, and
+    /// the group is above the floor.
+    pub fn of(
+        results: &CampaignResults,
+        trend: Trend,
+        language: ReportLanguage,
+        transcripts: Option<Vec<Transcript>>,
+    ) -> Self {
         let campaign = &results.campaign;
         let metrics = &results.metrics;
         let acceptance = &results.acceptance;
@@ -377,6 +401,7 @@ impl ExportDocument {
             themes: results.themes.clone(),
             narrative: narrative(&facts, language),
             exclusions: EXCLUSIONS.to_vec(),
+            trend: ExportTrend::from(trend),
             transcripts: transcripts.filter(|_| !results.floor_applied),
         }
     }

@@ -20,8 +20,8 @@ use jiff::civil::Date;
 use std::collections::BTreeMap;
 use time::OffsetDateTime;
 
-/// Sessions are counted by the quarter hour of their completion (UTC), so that any time zone's
-/// days, whose offsets are whole quarter hours, are unions of slots.
+/// Stores keep sessions by the quarter hour of their completion (UTC), so that any time zone's
+/// days, whose offsets are whole quarter hours, are unions of these slots.
 pub const TREND_SLOT_SECS: i64 = 15 * 60;
 
 /// The longest range a trend reads, in days.
@@ -121,17 +121,19 @@ impl TrendRequest {
                 return Err(Error::validation("to", format!("must be within {MAX_TREND_DAYS} days of `from`")));
             }
         }
-        let zone = TimeZoneName::parse("timeZone", own.get("timeZone").copied().unwrap_or("UTC"))?;
+        let zone = match own.get("timeZone") {
+            Some(name) => TimeZoneName::parse("timeZone", name)?,
+            None => TimeZoneName::utc(),
+        };
         Ok(Self { interval, from, to, zone, filter: ResultsFilter::parse(&rest)? })
     }
 }
 
-/// A quarter hour's accepted sessions: the campaign's by the filter's conditions they meet (all
-/// in cell 0 without a filter), and the trend metrics of those the filter selects.
+/// A local day's accepted sessions: the campaign's by the filter's conditions they meet (all in
+/// cell 0 without a filter), and the trend metrics of those the filter selects.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SlotTally {
-    /// The slot's start, a multiple of [`TREND_SLOT_SECS`] since the epoch.
-    pub start: OffsetDateTime,
+pub struct DayTally {
+    pub day: Date,
     pub cells: ConditionCells,
     pub counts: Vec<Count>,
 }
@@ -141,8 +143,8 @@ pub struct SlotTally {
 pub struct TrendInput {
     pub campaign: Campaign,
     pub survey: Survey,
-    /// In time order.
-    pub slots: Vec<SlotTally>,
+    /// In day order.
+    pub days: Vec<DayTally>,
 }
 
 /// One bucket: the period it is labelled by and the days its blocks cover.
@@ -238,14 +240,15 @@ fn gather(units: Vec<Block>, passes: impl Fn(&Block) -> bool) -> Option<Vec<Bloc
 /// The trend of `input` as `request` asks, behind the campaign's floor.
 pub fn compute_trend(input: &TrendInput, request: &TrendRequest, now: OffsetDateTime) -> Trend {
     let floor = u64::from(input.campaign.anonymity_floor);
-    let zone = request.zone.zone();
     let mut days: BTreeMap<Date, Block> = BTreeMap::new();
-    for slot in &input.slots {
-        let Ok(instant) = jiff::Timestamp::from_second(slot.start.unix_timestamp()) else { continue };
-        let day = instant.to_zoned(zone.clone()).date();
-        let unit =
-            Block { first_day: Some(day), last_day: Some(day), cells: slot.cells.clone(), counts: slot.counts.clone() };
-        days.entry(day).or_default().absorb(unit);
+    for tally in &input.days {
+        let unit = Block {
+            first_day: Some(tally.day),
+            last_day: Some(tally.day),
+            cells: tally.cells.clone(),
+            counts: tally.counts.clone(),
+        };
+        days.entry(tally.day).or_default().absorb(unit);
     }
     let conditions = request.filter.as_ref().map(|f| f.conditions().len()).unwrap_or(0);
     let group_cell = (1_u64 << conditions) - 1;
