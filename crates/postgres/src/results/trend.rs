@@ -47,25 +47,33 @@ struct DayCountRow {
     n: i64,
 }
 
-/// Table `z(start, off)` of a zone's offsets from `$starts` and `$offsets`, and table `d(slot, day)`
-/// giving each slot of table `$from` its local day (days since the epoch), each slot `$secs` long.
-macro_rules! local_days {
-    ($starts:literal, $offsets:literal, $secs:literal, $from:literal) => {
+/// Table `z(start, until, off)` of a zone's offsets from `$starts` and `$offsets`: from `start`
+/// until `until` (seconds since the epoch) the zone is `off` seconds ahead of UTC. A slot joins the
+/// one row it falls in (a range join on a handful of rows), and its local day is then arithmetic.
+macro_rules! zone {
+    ($starts:literal, $offsets:literal) => {
         concat!(
-            "z AS (SELECT * FROM unnest(",
+            "z AS (SELECT start, lead(start, 1, 9223372036854775807) OVER (ORDER BY start) AS until, off
+                   FROM unnest(",
             $starts,
             "::bigint[], ",
             $offsets,
-            "::int[]) AS z(start, off)),
-             d AS (SELECT s.slot, (s.slot * ",
-            $secs,
-            " + (SELECT z.off FROM z WHERE z.start <= s.slot * ",
-            $secs,
-            " ORDER BY z.start DESC LIMIT 1)) / 86400 AS day
-                   FROM (SELECT DISTINCT slot FROM ",
-            $from,
-            ") s)"
+            "::int[]) AS z(start, off))"
         )
+    };
+}
+
+/// The join of slot column `$slot` (slots `$secs` long) to its row of [`zone`], and its local day
+/// (days since the epoch).
+macro_rules! in_zone {
+    ($slot:literal, $secs:literal) => {
+        concat!("JOIN z ON ", $slot, " * ", $secs, " >= z.start AND ", $slot, " * ", $secs, " < z.until")
+    };
+}
+
+macro_rules! local_day {
+    ($slot:literal, $secs:literal) => {
+        concat!("(", $slot, " * ", $secs, " + z.off) / 86400")
     };
 }
 
@@ -122,11 +130,14 @@ impl PgStore {
         offsets: &ZoneOffsets,
     ) -> std::result::Result<Vec<DayTally>, TxError> {
         let counts: Vec<DayCountRow> = sql_query(concat!(
-            "WITH c AS (SELECT slot, metric, question_id, value, n FROM result_slot_counts
-                        WHERE campaign_id = $1 AND n <> 0), ",
-            local_days!("$2", "$3", "$4", "c"),
-            " SELECT d.day, c.metric, c.question_id, c.value, sum(c.n)::bigint AS n
-              FROM c JOIN d USING (slot) GROUP BY 1, 2, 3, 4 ORDER BY 1"
+            "WITH ",
+            zone!("$2", "$3"),
+            " SELECT ",
+            local_day!("c.slot", "$4"),
+            " AS day, c.metric, c.question_id, c.value, sum(c.n)::bigint AS n
+              FROM result_slot_counts c ",
+            in_zone!("c.slot", "$4"),
+            " WHERE c.campaign_id = $1 AND c.n <> 0 GROUP BY 1, 2, 3, 4"
         ))
         .bind::<SqlUuid, _>(campaign.0)
         .bind::<Array<BigInt>, _>(offsets.pairs().iter().map(|p| p.0).collect::<Vec<_>>())
@@ -161,13 +172,15 @@ impl PgStore {
                   u AS (SELECT r.completed_slot AS slot, COALESCE(r.platform, v.platform) AS platform,
                                COALESCE(r.app_version, v.app_version) AS app_version, r.tags, r.attributes
                         FROM result_sessions r LEFT JOIN app_devices v ON v.id = r.device_id
-                        WHERE r.campaign_id = $1 AND r.accepted AND r.completed_slot IS NOT NULL),
-                  m AS (SELECT u.slot, ",
+                        WHERE r.campaign_id = $1 AND r.accepted AND r.completed_slot IS NOT NULL), ",
+            zone!("$5", "$6"),
+            " SELECT ",
+            local_day!("u.slot", "$7"),
+            " AS day, ",
             cell_mask!(),
-            " AS cell FROM u), ",
-            local_days!("$5", "$6", "$7", "m"),
-            " SELECT d.day, m.cell, count(*)::bigint AS n FROM m JOIN d USING (slot)
-              GROUP BY 1, 2 ORDER BY 1, 2"
+            " AS cell, count(*)::bigint AS n FROM u ",
+            in_zone!("u.slot", "$7"),
+            " GROUP BY 1, 2"
         ))
         .bind::<SqlUuid, _>(campaign.0)
         .bind::<Array<Text>, _>(columns.iter().map(|c| c.0).collect::<Vec<_>>())
@@ -183,17 +196,18 @@ impl PgStore {
         let metrics: Vec<String> = trend_metrics().into_iter().map(Metric::code).collect();
         let counts: Vec<DayCountRow> = bind_filter!(
             sql_query(concat!(
-                "WITH c AS (SELECT r.completed_slot AS slot, e.metric, e.question_id, e.value, e.n
-                            FROM result_sessions r
-                                 CROSS JOIN LATERAL unnest(r.metrics, r.questions, r.vals, r.ns)
-                                 AS e(metric, question_id, value, n)
-                            WHERE r.campaign_id = $1 AND r.accepted AND r.completed_slot IS NOT NULL
-                              AND e.metric = ANY ($6::text[]) AND ",
+                "WITH ",
+                zone!("$7", "$8"),
+                " SELECT ",
+                local_day!("r.completed_slot", "$9"),
+                " AS day, e.metric, e.question_id, e.value, sum(e.n)::bigint AS n
+                  FROM result_sessions r
+                       CROSS JOIN LATERAL unnest(r.metrics, r.questions, r.vals, r.ns) AS e(metric, question_id, value, n) ",
+                in_zone!("r.completed_slot", "$9"),
+                " WHERE r.campaign_id = $1 AND r.accepted AND r.completed_slot IS NOT NULL
+                    AND e.metric = ANY ($6::text[]) AND ",
                 selected!(),
-                "), ",
-                local_days!("$7", "$8", "$9", "c"),
-                " SELECT d.day, c.metric, c.question_id, c.value, sum(c.n)::bigint AS n
-                  FROM c JOIN d USING (slot) GROUP BY 1, 2, 3, 4 ORDER BY 1"
+                " GROUP BY 1, 2, 3, 4"
             )),
             campaign,
             binds
