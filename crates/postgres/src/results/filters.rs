@@ -56,8 +56,8 @@ macro_rules! member {
 
 /// The quote candidates of question `qs.question_id` of campaign `$1` whose row passes `$keep`:
 /// the first `$n` (`$longest` for the longest) in each pick order
-/// (`pulse_domain::results::models::QUOTE_CANDIDATES`) with their ties, walked through the
-/// indexes on `result_quotes` in that order.
+/// (`pulse_domain::results::models::QUOTE_CANDIDATES`), walked through the indexes on
+/// `result_quotes` in that order.
 macro_rules! pick_orders {
     ($keep:expr, $n:literal, $longest:literal) => {
         concat!(
@@ -65,34 +65,34 @@ macro_rules! pick_orders {
               WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
             $keep,
             "
-              ORDER BY COALESCE(q.score, 0) DESC, q.len DESC FETCH FIRST (",
+              ORDER BY COALESCE(q.score, 0) DESC, q.len DESC, q.session_id FETCH FIRST (",
             $n,
-            ") ROWS WITH TIES)
+            ") ROWS ONLY)
              UNION
              (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
               WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
             $keep,
             "
-              ORDER BY COALESCE(q.score, 0), q.len FETCH FIRST (",
+              ORDER BY COALESCE(q.score, 0), q.len, q.session_id DESC FETCH FIRST (",
             $n,
-            ") ROWS WITH TIES)
+            ") ROWS ONLY)
              UNION
              (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
               WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
             $keep,
             "
-              ORDER BY abs(COALESCE(q.score, 0)), COALESCE(q.score, 0) DESC, q.len DESC
+              ORDER BY abs(COALESCE(q.score, 0)), COALESCE(q.score, 0) DESC, q.len DESC, q.session_id
               FETCH FIRST (",
             $n,
-            ") ROWS WITH TIES)
+            ") ROWS ONLY)
              UNION
              (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
               WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
             $keep,
             "
-              ORDER BY q.len DESC, COALESCE(q.score, 0) DESC FETCH FIRST (",
+              ORDER BY q.len DESC, COALESCE(q.score, 0) DESC, q.session_id FETCH FIRST (",
             $longest,
-            ") ROWS WITH TIES)"
+            ") ROWS ONLY)"
         )
     };
 }

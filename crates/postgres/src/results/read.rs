@@ -387,10 +387,11 @@ impl PgStore {
                    FROM result_quotes q JOIN g ON g.session_id = q.session_id
                    WHERE q.campaign_id = $1 AND g.accepted AND q.question_id = ANY($6::text[])),
              r AS (SELECT c.*,
-                     rank() OVER (PARTITION BY question_id ORDER BY s DESC, len DESC) AS top,
-                     rank() OVER (PARTITION BY question_id ORDER BY s, len) AS bottom,
-                     rank() OVER (PARTITION BY question_id ORDER BY abs(s), s DESC, len DESC) AS neutral,
-                     rank() OVER (PARTITION BY question_id ORDER BY len DESC, s DESC) AS longest,
+                     row_number() OVER (PARTITION BY question_id ORDER BY s DESC, len DESC, session_id) AS top,
+                     row_number() OVER (PARTITION BY question_id ORDER BY s, len, session_id DESC) AS bottom,
+                     row_number() OVER (PARTITION BY question_id ORDER BY abs(s), s DESC, len DESC, session_id)
+                       AS neutral,
+                     row_number() OVER (PARTITION BY question_id ORDER BY len DESC, s DESC, session_id) AS longest,
                      bool_or(score IS NOT NULL) OVER (PARTITION BY question_id) AS scored
                    FROM c)
              SELECT r.question_id, r.session_id, r.score, r.scored, q.text_sealed

@@ -444,14 +444,14 @@ pub struct QuoteCandidate {
 
 impl QuoteCandidate {
     /// The order quotes are picked in: most positive first (no score counts as 0), then longer,
-    /// then by text, then by session.
+    /// then by session. The session, a random id, breaks ties on columns a store keeps in the
+    /// clear, so a store fetches a bounded number of candidates however many answers tie.
     pub fn order(&self, other: &Self) -> std::cmp::Ordering {
         other
             .score
             .unwrap_or(0.0)
             .total_cmp(&self.score.unwrap_or(0.0))
             .then_with(|| other.text.len().cmp(&self.text.len()))
-            .then_with(|| self.text.cmp(&other.text))
             .then_with(|| self.session.cmp(&other.session))
     }
 }

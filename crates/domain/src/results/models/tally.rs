@@ -469,12 +469,12 @@ pub struct QuoteRow {
 
 /// How a store picks quote candidates of a text question from the group's accepted sessions, so
 /// that the picks are those every answer would give. Each order is applied with `FETCH FIRST n
-/// ROWS WITH TIES` on its columns (texts break ties after opening, so every tie is needed), where
-/// `s` is the score with none as 0 and `len` the quote's length:
-/// - `s DESC, len DESC`, [`QUOTE_CANDIDATES`] rows (the most positive);
-/// - `s ASC, len ASC`, [`QUOTE_CANDIDATES`] rows (the most negative);
-/// - `abs(s) ASC, s DESC, len DESC`, [`QUOTE_CANDIDATES`] rows (the nearest neutral);
-/// - `len DESC, s DESC`, [`LONGEST_QUOTE_CANDIDATES`] rows (the longest).
+/// ROWS ONLY`, where `s` is the score with none as 0, `len` the quote's length and `session` its
+/// session id (the last tie-break of [`crate::results::models::QuoteCandidate::order`]):
+/// - `s DESC, len DESC, session`, [`QUOTE_CANDIDATES`] rows (the most positive);
+/// - `s ASC, len ASC, session DESC`, [`QUOTE_CANDIDATES`] rows (the most negative);
+/// - `abs(s) ASC, s DESC, len DESC, session`, [`QUOTE_CANDIDATES`] rows (the nearest neutral);
+/// - `len DESC, s DESC, session`, [`LONGEST_QUOTE_CANDIDATES`] rows (the longest).
 pub const QUOTE_CANDIDATES: usize = 1;
 
 /// Longest candidates a question needs: its picks, after as many chosen by score.
