@@ -5,9 +5,9 @@ use crate::error::{Error, Result};
 use crate::ids::{CampaignId, SessionId, WorkspaceId};
 use crate::results::models::{
     AnalyzedAnswer, AnalyzedSession, AnswerTally, BREAKDOWN_THEMES, Breakdown, BreakdownRow, CampaignResults,
-    Dimension, Interval, MAX_BREAKDOWN_ROWS, OpenedSession, OpenedTally, PhraseMention, QuoteCandidate, ResultsFilter,
-    RowMeasures, RowSuppression, SealedQuote, SessionTally, Subtag, TalliedInput, Transcript, Trend, TrendRequest,
-    Unlisted, compute, compute_tallied, compute_trend, decode_phrase, encode_phrase, phrase_key_input,
+    Dimension, GroupSize, Interval, MAX_BREAKDOWN_ROWS, OpenedSession, OpenedTally, PhraseMention, QuoteCandidate,
+    ResultsFilter, RowMeasures, RowSuppression, SealedQuote, SessionTally, Subtag, TalliedInput, Transcript, Trend,
+    TrendRequest, Unlisted, compute, compute_tallied, compute_trend, decode_phrase, encode_phrase, phrase_key_input,
     phrase_label_input, phrase_seal_context, quote_seal_context, suppress_complements, wanted_phrases,
 };
 use crate::results::ports::ResultsRepository;
@@ -77,40 +77,7 @@ impl<R: ResultsRepository, C: Crypto, K: Clock> Results<R, C, K> {
         let unlisted = Unlisted { groups: rest.len() as u64, accepted: rest.iter().map(|g| g.accepted).sum() };
         let mut rows = Vec::with_capacity(listed.len());
         for group in listed {
-            let mut row = BreakdownRow {
-                value: group.value.clone(),
-                accepted: group.accepted,
-                measures: None,
-                suppression: None,
-            };
-            let reason = if let Some(reason) = whole.methodology.suppression {
-                reason.into()
-            } else if group.value.is_none() {
-                RowSuppression::Unlabelled
-            } else if group.accepted < floor {
-                RowSuppression::GroupBelowFloor
-            } else {
-                let narrower =
-                    group.value.as_ref().and_then(|v| filter.clone().unwrap_or_default().and(&by.condition(v)));
-                // A value no session of the group can have besides the filter's own is no group.
-                let Some(narrower) = narrower else { continue };
-                let results = self.tallied(workspace, id, Some(narrower)).await?;
-                if let Some(reason) = results.methodology.suppression {
-                    reason.into()
-                } else {
-                    row.measures = Some(RowMeasures {
-                        overall_sentiment_score: results.overall_sentiment_score,
-                        sentiment: results.sentiment,
-                        csat: results.csat,
-                        nps: results.nps,
-                        themes: results.themes.into_iter().take(BREAKDOWN_THEMES).collect(),
-                    });
-                    rows.push(row);
-                    continue;
-                }
-            };
-            row.suppression = Some(reason);
-            rows.push(row);
+            rows.extend(self.row_of(workspace, id, &whole, &by, filter.as_ref(), group).await?);
         }
         suppress_complements(&mut rows, unlisted, floor);
         Ok(Breakdown {
@@ -124,6 +91,46 @@ impl<R: ResultsRepository, C: Crypto, K: Clock> Results<R, C, K> {
             unlisted,
             generated_at: whole.generated_at,
         })
+    }
+
+    /// A breakdown's row: the measures of its own view (the filter and its value) when they
+    /// show, else why not; `None` for a value the filter's own conditions rule out.
+    async fn row_of(
+        &self,
+        workspace: WorkspaceId,
+        id: CampaignId,
+        whole: &CampaignResults,
+        by: &Dimension,
+        filter: Option<&ResultsFilter>,
+        group: &GroupSize,
+    ) -> Result<Option<BreakdownRow>> {
+        let row = |measures, suppression| BreakdownRow {
+            value: group.value.clone(),
+            accepted: group.accepted,
+            measures,
+            suppression,
+        };
+        let hidden = |reason: RowSuppression| Ok(Some(row(None, Some(reason))));
+        if let Some(reason) = whole.methodology.suppression {
+            return hidden(reason.into());
+        }
+        let Some(value) = &group.value else { return hidden(RowSuppression::Unlabelled) };
+        if group.accepted < u64::from(whole.anonymity_floor) {
+            return hidden(RowSuppression::GroupBelowFloor);
+        }
+        let Some(narrower) = filter.cloned().unwrap_or_default().and(&by.condition(value)) else { return Ok(None) };
+        let results = self.tallied(workspace, id, Some(narrower)).await?;
+        if let Some(reason) = results.methodology.suppression {
+            return hidden(reason.into());
+        }
+        let measures = RowMeasures {
+            overall_sentiment_score: results.overall_sentiment_score,
+            sentiment: results.sentiment,
+            csat: results.csat,
+            nps: results.nps,
+            themes: results.themes.into_iter().take(BREAKDOWN_THEMES).collect(),
+        };
+        Ok(Some(row(Some(measures), None)))
     }
 
     /// The group the request's filter selects over time, in buckets of whole blocks.
