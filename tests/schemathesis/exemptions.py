@@ -40,6 +40,12 @@ EXEMPT_REFUSALS = [
         "VALIDATION_FAILED",
         re.compile(r"`(rows\[[0-9]+\]\.)?timeZone`: must be an IANA time zone name, such as Europe/Paris"),
     ),
+    # A trend's range runs forward and spans at most 3660 days: JSON Schema compares a value with
+    # constants only.
+    (
+        "VALIDATION_FAILED",
+        re.compile(r"`(from`: must not be after `to`|to`: must be within 3660 days of `from`)"),
+    ),
     # One number bounded by another: JSON Schema compares a value with constants only.
     ("VALIDATION_FAILED", re.compile(r"`quality\.targetCount`: must not exceed quality\.maxResponses")),
     # Whether banned topics leave enough questions depends on the texts the generator would

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use pulse_domain::apps::models::AppPlatform;
 use pulse_domain::results::models::{
-    MAX_ATTRIBUTE_NAME_CHARS, MAX_FILTER_ATTRIBUTES, MAX_FILTER_TAGS, MAX_FILTER_VALUE_CHARS,
+    Interval, MAX_ATTRIBUTE_NAME_CHARS, MAX_FILTER_ATTRIBUTES, MAX_FILTER_TAGS, MAX_FILTER_VALUE_CHARS,
 };
 use pulse_domain::sessions::models::MAX_INSTALL_ID_CHARS;
 use pulse_domain::webhooks::models::{DeliveryStatus, EventType};
@@ -39,6 +39,12 @@ pub const BRIEF_LANGUAGES: [&str; 8] = ["en", "hi", "fr", "es", "de", "pt", "it"
 /// `format: uuid`: openapi-python-client types such a header `UUID` and hands the object to httpx
 /// unconverted, so a generated client could not send it.
 const UUID_PATTERN: &str = "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$";
+
+/// An IANA time zone name's characters (`TimeZoneName::known`).
+const TIME_ZONE_PATTERN: &str = r"^[A-Za-z0-9/_+\-]{1,64}$";
+
+/// A calendar date as the trend reads `from` and `to`.
+const DATE_PATTERN: &str = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$";
 
 /// `Idempotency-Key`: 1 to 255 printable ASCII characters (`IdempotencyKey::parse`).
 const IDEMPOTENCY_KEY_PATTERN: &str = "^[ -~]+$";
@@ -192,7 +198,7 @@ impl Modify for StrictRequests {
         // An IANA time zone name's characters (`TimeZoneName::known`); the name must also exist.
         for component in ["AudienceRowRequest", "CreateWorkspaceRequest"] {
             if let Some(zone) = property_mut(schemas.get_mut(component), "timeZone") {
-                zone.pattern = Some(r"^[A-Za-z0-9/_+\-]{1,64}$".to_owned());
+                zone.pattern = Some(TIME_ZONE_PATTERN.to_owned());
             }
         }
         // A phone number: at least four digits among spaces, `+ - ( ) .` (`is_phone`).
@@ -336,8 +342,25 @@ fn strict_parameters(operation: &mut Operation) {
     let results_filter_value = || {
         string().min_length(Some(1)).max_length(Some(MAX_FILTER_VALUE_CHARS)).pattern(Some(format!("^[^{CONTROL}]+$")))
     };
+    let trend = operation.operation_id.as_deref() == Some("getCampaignResultsTrend");
     for parameter in operation.parameters.iter_mut().flatten() {
         let schema: Option<Schema> = match (&parameter.parameter_in, parameter.name.as_str()) {
+            (ParameterIn::Query, "by") => Some(
+                string()
+                    .pattern(Some(format!(
+                        "^(platform|appVersion|tag|attribute:[^{CONTROL}]{{1,{MAX_ATTRIBUTE_NAME_CHARS}}})$"
+                    )))
+                    .into(),
+            ),
+            (ParameterIn::Query, "interval") => Some(
+                string()
+                    .enum_values(Some([Interval::Day, Interval::Week, Interval::Month].map(Interval::as_str)))
+                    .into(),
+            ),
+            (ParameterIn::Query, "from" | "to") if trend => Some(
+                string().format(Some(SchemaFormat::KnownFormat(KnownFormat::Date))).pattern(Some(DATE_PATTERN)).into(),
+            ),
+            (ParameterIn::Query, "timeZone") => Some(string().pattern(Some(TIME_ZONE_PATTERN)).into()),
             // A header is sent or not, never null.
             (ParameterIn::Header, "X-SVC-Workspace") => Some(string().pattern(Some(UUID_PATTERN)).into()),
             (ParameterIn::Header, "Idempotency-Key") => {
