@@ -70,9 +70,13 @@ impl ZoneOffsets {
     /// The local day of the instant `at` (seconds since the epoch).
     pub fn local_day(&self, at: i64) -> jiff::civil::Date {
         let offset = self.0.iter().take_while(|(from, _)| *from <= at).last().map_or(0, |(_, offset)| *offset);
-        let days = (at + i64::from(offset)).div_euclid(86_400);
-        jiff::civil::date(1970, 1, 1).checked_add(jiff::Span::new().days(days)).unwrap_or(jiff::civil::date(1970, 1, 1))
+        epoch_day((at + i64::from(offset)).div_euclid(86_400)).unwrap_or(jiff::civil::date(1970, 1, 1))
     }
+}
+
+/// The date `days` days after 1 January 1970; `None` outside the dates the calendar holds.
+pub fn epoch_day(days: i64) -> Option<jiff::civil::Date> {
+    jiff::civil::date(1970, 1, 1).checked_add(jiff::Span::new().try_days(days).ok()?).ok()
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use pulse_domain::ids::{CampaignId, WorkspaceId};
 use pulse_domain::results::models::{
     ConditionCells, Count, DayTally, Metric, ResultsFilter, TREND_SLOT_SECS, TrendInput, trend_metrics,
 };
-use pulse_domain::shared::time_zone::ZoneOffsets;
+use pulse_domain::shared::time_zone::{ZoneOffsets, epoch_day};
 use std::collections::BTreeMap;
 
 use crate::results::filters::{bind_filter, cell_mask, selected};
@@ -78,9 +78,7 @@ macro_rules! local_day {
 }
 
 fn day_of(days_since_epoch: i64) -> std::result::Result<jiff::civil::Date, TxError> {
-    jiff::civil::date(1970, 1, 1)
-        .checked_add(jiff::Span::new().days(days_since_epoch))
-        .map_err(|_| TxError::Domain(corrupt("day")))
+    epoch_day(days_since_epoch).ok_or_else(|| TxError::Domain(corrupt("day")))
 }
 
 fn tallies_of(cells: Vec<DayCellRow>, counts: Vec<DayCountRow>) -> std::result::Result<Vec<DayTally>, TxError> {

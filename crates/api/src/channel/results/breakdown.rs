@@ -139,7 +139,7 @@ pub async fn get_breakdown<P: Platform>(
 ) -> Result<HttpResponse, ApiError> {
     let Admitted { principal, rate, .. } = admit(&state, &req, &[Scope::RESULTS], QuotaFamily::CampaignRead).await?;
     let id = campaign_id(&id)?;
-    let (by, filter): (Dimension, _) = Dimension::parse(&query)?;
+    let (by, filter) = Dimension::parse(&query)?;
     let breakdown = state.results.breakdown(&principal, workspace_header(&req), id, by, filter).await?;
     Ok(json_response(StatusCode::OK, &BreakdownBody::from(breakdown), rate))
 }

@@ -20,7 +20,7 @@ pub struct OpenedSession {
     pub texts: HashMap<String, String>,
 }
 
-fn round(value: f64, places: i32) -> f64 {
+pub(super) fn round(value: f64, places: i32) -> f64 {
     let factor = 10_f64.powi(places);
     (value * factor).round() / factor
 }

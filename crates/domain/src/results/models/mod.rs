@@ -402,7 +402,7 @@ impl Csat {
             }
         }
         #[allow(clippy::cast_precision_loss)]
-        let score = (satisfied as f64 / rated as f64 * 1000.0).round() / 1000.0;
+        let score = round(satisfied as f64 / rated as f64, 3);
         (rated > 0).then_some(Self { score, satisfied, rated })
     }
 }

@@ -16,6 +16,8 @@ use crate::results::models::{
     merge_counts,
 };
 use crate::shared::time_zone::TimeZoneName;
+
+use super::aggregate::round;
 use jiff::civil::Date;
 use std::collections::BTreeMap;
 use time::OffsetDateTime;
@@ -316,7 +318,7 @@ fn bucket(survey: &Survey, period: Date, first_day: Date, last_day: Date, block:
         first_day,
         last_day,
         accepted: block.count(Metric::Accepted),
-        overall_sentiment_score: mean_of(score_sum, scored, FINE_UNITS).map(|m| (m * 1000.0).round() / 1000.0),
+        overall_sentiment_score: mean_of(score_sum, scored, FINE_UNITS).map(|m| round(m, 3)),
         csat: Csat::of(&ratings(CSAT)),
         nps: Nps::of(&ratings(NPS)),
     }
