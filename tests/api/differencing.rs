@@ -13,10 +13,16 @@ struct People {
     plan: &'static str,
     count: usize,
     rating: i64,
+    /// The language they answer in: the campaign offers `en` and `fr`.
+    language: &'static str,
 }
 
 const fn people(platform: &'static str, plan: &'static str, count: usize, rating: i64) -> People {
-    People { platform: Some(platform), plan, count, rating }
+    People { platform: Some(platform), plan, count, rating, language: "en" }
+}
+
+const fn french(platform: &'static str, plan: &'static str, count: usize, rating: i64) -> People {
+    People { platform: Some(platform), plan, count, rating, language: "fr" }
 }
 
 /// A live campaign answered by `groups`, every session analyzed.
@@ -33,10 +39,15 @@ async fn answered(app: &TestApp, partner: &CampaignPartner, groups: &[People]) -
             assert_eq!(response.status(), 201);
             let link: Value = response.json().await.expect("json");
             let token = Link::parse(link["url"].as_str().expect("url")).lt.expect("lt");
-            let text = if group.rating >= 4 { "Good delivery, friendly driver." } else { "Late delivery, cold food." };
+            let text = match (group.language, group.rating >= 4) {
+                ("fr", true) => "Livraison rapide, livreur aimable.",
+                ("fr", false) => "Livraison en retard, repas froid.",
+                (_, true) => "Good delivery, friendly driver.",
+                (_, false) => "Late delivery, cold food.",
+            };
             app.respond(
                 code_of(&campaign),
-                &json!({"launchToken": token}),
+                &json!({"launchToken": token, "language": group.language}),
                 &[("q1", json!(group.rating)), ("q2", json!(text))],
             )
             .await;
@@ -203,6 +214,45 @@ async fn a_breakdown_hides_a_second_row_so_no_hidden_row_is_its_total_less_the_o
         ],
         "pro leaves out 3 sessions, so its row is suppressed like its filter: nothing is recoverable"
     );
+}
+
+/// 11 people answer in English and French; two groups of at least the floor, so both rows show,
+/// and the language filter reads the same group as its row.
+#[tokio::test]
+async fn a_breakdown_by_language_gives_a_row_per_language_answered_in() {
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let key = partner.key.key.clone();
+    let answered = answered(
+        &app,
+        &partner,
+        &[people("ios", "pro", 4, 5), people("android", "pro", 2, 2), french("ios", "pro", 5, 4)],
+    )
+    .await;
+    let campaign = id_of(&answered);
+    let by_language = breakdown_of(&app, &key, campaign, &[("by", "language")]).await;
+    assert_eq!((&by_language["by"], &by_language["acceptedCount"]), (&json!("language"), &json!(11)));
+    let rows = by_language["rows"].as_array().expect("rows");
+    let summary: Vec<(Value, Value, Option<i64>, Value)> = rows
+        .iter()
+        .map(|r| (r["value"].clone(), r["acceptedCount"].clone(), satisfied(r), r["suppression"].clone()))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![(json!("en"), json!(6), Some(4), Value::Null), (json!("fr"), json!(5), Some(5), Value::Null)],
+        "four of the six English answers and all five French ones are satisfied"
+    );
+    let french_view = view(&app, &key, campaign, &[("language", "FR")]).await;
+    assert_eq!((&french_view["acceptedCount"], satisfied(&french_view)), (&json!(5), Some(5)), "any case");
+    let french_on_ios = view(&app, &key, campaign, &[("language", "fr"), ("platform", "ios")]).await;
+    assert_eq!(
+        (&french_on_ios["acceptedCount"], &french_on_ios["methodology"]["suppression"]),
+        (&json!(5), &json!("COMPLEMENT_BELOW_FLOOR")),
+        "with iOS, the four English iOS users are a cell of their own below the floor"
+    );
+    let (status, code, description) = envelope(app.results(&key, campaign, &[("language", "en_US!")]).await).await;
+    assert_eq!((status, code.as_str()), (400, "VALIDATION_FAILED"));
+    assert!(description.contains("language"), "{description}");
 }
 
 #[tokio::test]

@@ -264,7 +264,10 @@ async fn filters_narrow_the_group_and_cannot_isolate_a_few_by_difference() {
         (&json!(true), &json!("COMPLEMENT_BELOW_FLOOR"))
     );
     assert_eq!(pro["sentiment"], json!([]));
-    assert_eq!(pro["filter"], json!({"platform": null, "appVersion": null, "tags": [], "attributes": {"plan": "pro"}}));
+    assert_eq!(
+        pro["filter"],
+        json!({"platform": null, "appVersion": null, "language": null, "tags": [], "attributes": {"plan": "pro"}})
+    );
     let without_time = |mut results: Value| {
         results.as_object_mut().expect("object").remove("generatedAt");
         results

@@ -375,6 +375,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    result_day_counts (campaign_id, day, metric, question_id, value) {
+        campaign_id -> Uuid,
+        day -> Int8,
+        metric -> Text,
+        question_id -> Text,
+        value -> Int8,
+        upto -> Array<Nullable<Int8>>,
+    }
+}
+
+diesel::table! {
     result_phrases (campaign_id, key_digest, label_digest) {
         campaign_id -> Uuid,
         key_digest -> Bytea,
@@ -401,6 +412,17 @@ diesel::table! {
         question_id -> Text,
         value -> Int8,
         n -> Int8,
+    }
+}
+
+diesel::table! {
+    result_segment_day_counts (segment_id, day, metric, question_id, value) {
+        segment_id -> Int8,
+        day -> Int8,
+        metric -> Text,
+        question_id -> Text,
+        value -> Int8,
+        upto -> Array<Nullable<Int8>>,
     }
 }
 
@@ -434,6 +456,7 @@ diesel::table! {
         app_version -> Nullable<Text>,
         tags -> Array<Nullable<Text>>,
         attributes -> Jsonb,
+        language -> Nullable<Text>,
     }
 }
 
@@ -452,6 +475,7 @@ diesel::table! {
         vals -> Array<Nullable<Int8>>,
         ns -> Array<Nullable<Int8>>,
         completed_slot -> Nullable<Int8>,
+        language -> Nullable<Text>,
     }
 }
 
@@ -489,17 +513,6 @@ diesel::table! {
         sessions -> Int8,
         score_sum -> Int8,
         scores -> Int8,
-    }
-}
-
-diesel::table! {
-    result_slot_counts (campaign_id, slot, metric, question_id, value) {
-        campaign_id -> Uuid,
-        slot -> Int8,
-        metric -> Text,
-        question_id -> Text,
-        value -> Int8,
-        n -> Int8,
     }
 }
 
@@ -718,10 +731,12 @@ diesel::joinable!(outreach_messages -> workspaces (workspace_id));
 diesel::joinable!(outreach_opt_outs -> workspaces (workspace_id));
 diesel::joinable!(respondents -> campaigns (campaign_id));
 diesel::joinable!(result_counts -> campaigns (campaign_id));
+diesel::joinable!(result_day_counts -> campaigns (campaign_id));
 diesel::joinable!(result_phrases -> campaigns (campaign_id));
 diesel::joinable!(result_quotes -> campaigns (campaign_id));
 diesel::joinable!(result_quotes -> sessions (session_id));
 diesel::joinable!(result_segment_counts -> result_segments (segment_id));
+diesel::joinable!(result_segment_day_counts -> result_segments (segment_id));
 diesel::joinable!(result_segment_theme_labels -> result_segments (segment_id));
 diesel::joinable!(result_segment_themes -> result_segments (segment_id));
 diesel::joinable!(result_segments -> campaigns (campaign_id));
@@ -730,7 +745,6 @@ diesel::joinable!(result_sessions -> sessions (session_id));
 diesel::joinable!(result_slice_counts -> campaigns (campaign_id));
 diesel::joinable!(result_slice_theme_labels -> campaigns (campaign_id));
 diesel::joinable!(result_slice_themes -> campaigns (campaign_id));
-diesel::joinable!(result_slot_counts -> campaigns (campaign_id));
 diesel::joinable!(result_theme_labels -> campaigns (campaign_id));
 diesel::joinable!(result_theme_shares -> campaigns (campaign_id));
 diesel::joinable!(result_theme_shares -> sessions (session_id));
@@ -783,9 +797,11 @@ diesel::allow_tables_to_appear_in_same_query!(
     quota_windows,
     respondents,
     result_counts,
+    result_day_counts,
     result_phrases,
     result_quotes,
     result_segment_counts,
+    result_segment_day_counts,
     result_segment_theme_labels,
     result_segment_themes,
     result_segments,
@@ -793,7 +809,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     result_slice_counts,
     result_slice_theme_labels,
     result_slice_themes,
-    result_slot_counts,
     result_theme_labels,
     result_theme_shares,
     result_themes,

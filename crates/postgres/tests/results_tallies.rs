@@ -82,13 +82,13 @@ async fn analyses_recorded_without_a_tally_are_caught_up_after_new_completions()
     assert!(w.store.claim_analyses(now, now + Duration::minutes(5), 10).await.expect("claimed").is_empty());
 }
 
-/// Every segment's sums (migration `000019_result_segments`), named by campaign and labels rather
-/// than by the segment's generated id.
+/// Every segment's sums (migrations `000019_result_segments`, `000032_result_language`), named by
+/// campaign and labels rather than by the segment's generated id.
 async fn segment_sums(conn: &mut AsyncPgConnection) -> String {
     sql_query(
         "SELECT jsonb_build_array(
-           (SELECT jsonb_agg(jsonb_build_array(s.campaign_id, s.platform, s.app_version, s.tags, s.attributes,
-                   c.metric, c.question_id, c.value, c.n)
+           (SELECT jsonb_agg(jsonb_build_array(s.campaign_id, s.language, s.platform, s.app_version, s.tags,
+                   s.attributes, c.metric, c.question_id, c.value, c.n)
                    ORDER BY s.campaign_id, s.labels_digest, c.metric, c.question_id, c.value)
             FROM result_segments s JOIN result_segment_counts c ON c.segment_id = s.id),
            (SELECT jsonb_agg(jsonb_build_array(s.campaign_id, s.labels_digest, t.scope, t.key_digest, t.sessions,
@@ -123,35 +123,61 @@ async fn segments_the_migration_backfills_equal_those_kept_as_tallies_are_writte
     .n;
     assert!(themed > 1, "several segments with counters and themes: {kept}");
 
-    let migration = "../../migrations/2026-11-30-000019_result_segments";
-    for file in ["down.sql", "up.sql"] {
-        let sql = std::fs::read_to_string(format!("{}/{migration}/{file}", env!("CARGO_MANIFEST_DIR"))).expect("read");
-        conn.batch_execute(&sql).await.expect("ran");
+    // The segments are rebuilt by the language migration, undone and done again (with the day sums
+    // that hang on them).
+    for (migration, file) in [
+        ("2026-12-13-000033_result_day_sums", "down.sql"),
+        ("2026-12-12-000032_result_language", "down.sql"),
+        ("2026-12-12-000032_result_language", "up.sql"),
+        ("2026-12-13-000033_result_day_sums", "up.sql"),
+    ] {
+        let path = format!("{}/../../migrations/{migration}/{file}", env!("CARGO_MANIFEST_DIR"));
+        conn.batch_execute(&std::fs::read_to_string(path).expect("read")).await.expect("ran");
     }
     assert_eq!(segment_sums(&mut conn).await, kept);
     assert_tallies_agree(&w, &p, campaign.campaign.id).await;
 }
 
-/// The quarter-hour sums kept, and those the accepted tallies give, as JSON texts.
-async fn slot_sums(conn: &mut AsyncPgConnection) -> (String, String) {
-    let kept = sql_query(
-        "SELECT COALESCE(jsonb_agg(jsonb_build_array(campaign_id, slot, metric, question_id, value, n)
-                ORDER BY campaign_id, slot, metric, question_id, value), '[]')::text AS sums
-         FROM result_slot_counts WHERE n <> 0",
-    )
+/// The quarter-hour sums kept per day, for the campaign (`keyed_by` is the campaign) or per segment
+/// (its labels' digest), and those the accepted tallies give, as JSON texts.
+async fn day_sums(conn: &mut AsyncPgConnection, per_segment: bool) -> (String, String) {
+    let (table, key, labelled) = if per_segment {
+        (
+            "result_segment_day_counts c JOIN result_segments s ON s.id = c.segment_id",
+            "s.campaign_id || encode(s.labels_digest, 'hex')",
+            "result_segmented(r.device_id, r.platform, r.app_version)",
+        )
+    } else {
+        ("result_day_counts c", "c.campaign_id::text", "true")
+    };
+    let kept = sql_query(format!(
+        "SELECT COALESCE(jsonb_agg(jsonb_build_array(key, slot, metric, question_id, value, n)
+                ORDER BY key, slot, metric, question_id, value), '[]')::text AS sums
+         FROM (SELECT {key} AS key, c.day * 96 + k - 1 AS slot, c.metric, c.question_id, c.value,
+                      c.upto[k] - COALESCE(c.upto[k - 1], 0) AS n
+               FROM {table} CROSS JOIN generate_series(1, 96) AS k) x
+         WHERE n <> 0"
+    ))
     .get_result::<Sums>(conn)
     .await
     .expect("read")
     .sums;
-    let tallied = sql_query(
-        "SELECT COALESCE(jsonb_agg(jsonb_build_array(campaign_id, slot, metric, question_id, value, n)
-                ORDER BY campaign_id, slot, metric, question_id, value), '[]')::text AS sums
-         FROM (SELECT r.campaign_id, r.completed_slot AS slot, e.metric, e.question_id, e.value, sum(e.n) AS n
+    let tallied_key = if per_segment {
+        "r.campaign_id || encode(result_segment_digest(r.language, r.platform, r.app_version, r.tags, r.attributes), 'hex')"
+    } else {
+        "r.campaign_id::text"
+    };
+    let tallied = sql_query(format!(
+        "SELECT COALESCE(jsonb_agg(jsonb_build_array(key, slot, metric, question_id, value, n)
+                ORDER BY key, slot, metric, question_id, value), '[]')::text AS sums
+         FROM (SELECT {tallied_key} AS key, r.completed_slot AS slot, e.metric, e.question_id, e.value,
+                      sum(e.n) AS n
                FROM result_sessions r
                     CROSS JOIN LATERAL unnest(r.metrics, r.questions, r.vals, r.ns) AS e(metric, question_id, value, n)
-               WHERE r.accepted AND e.metric = ANY ($1::text[])
-               GROUP BY 1, 2, 3, 4, 5) x",
-    )
+               WHERE r.accepted AND e.metric = ANY ($1::text[]) AND {labelled}
+               GROUP BY 1, 2, 3, 4, 5) x
+         WHERE n <> 0"
+    ))
     .bind::<diesel::sql_types::Array<diesel::sql_types::Text>, _>(
         trend_metrics().into_iter().map(Metric::code).collect::<Vec<_>>(),
     )
@@ -162,22 +188,32 @@ async fn slot_sums(conn: &mut AsyncPgConnection) -> (String, String) {
     (kept, tallied)
 }
 
-/// The quarter-hour sums trends read hold exactly the accepted tallies' trend counters, after
-/// the first analysis, the migration's backfill, a re-analysis and tallies removed.
+/// Both day sums as JSON texts, asserted equal to what the accepted tallies give.
+async fn agreeing_day_sums(conn: &mut AsyncPgConnection, when: &str) -> (String, String) {
+    let (campaign, tallied) = day_sums(conn, false).await;
+    assert_eq!(campaign, tallied, "the campaign's, {when}");
+    let (segments, tallied) = day_sums(conn, true).await;
+    assert_eq!(segments, tallied, "the segments', {when}");
+    (campaign, segments)
+}
+
+/// The quarter-hour sums trends read, kept per day for the campaign and for each segment, hold
+/// exactly the accepted tallies' trend counters, after the first analysis, the migration's
+/// backfill, a re-analysis and tallies removed.
 #[tokio::test]
-async fn quarter_hour_sums_are_the_accepted_tallies_through_reanalysis_and_removal() {
+async fn day_sums_are_the_accepted_tallies_through_reanalysis_and_removal() {
     let database = TestDatabase::create().await;
     let (w, _, campaign) = analyzed_campaign(&database).await;
     let mut conn = AsyncPgConnection::establish(database.url()).await.expect("a connection");
-    let (kept, tallied) = slot_sums(&mut conn).await;
-    assert!(kept.len() > 100 && kept == tallied, "{kept}\n{tallied}");
+    let kept = agreeing_day_sums(&mut conn, "after the first analysis").await;
+    assert!(kept.0.len() > 100 && kept.1.len() > 100, "{kept:?}");
 
-    let migration = "../../migrations/2026-12-10-000030_result_slots";
+    let migration = "../../migrations/2026-12-13-000033_result_day_sums";
     for file in ["down.sql", "up.sql"] {
         let sql = std::fs::read_to_string(format!("{}/{migration}/{file}", env!("CARGO_MANIFEST_DIR"))).expect("read");
         conn.batch_execute(&sql).await.expect("ran");
     }
-    assert_eq!(slot_sums(&mut conn).await.0, kept, "the backfill");
+    assert_eq!(agreeing_day_sums(&mut conn, "after the backfill").await, kept);
 
     let analysis = pulse_domain::analysis::service::Analysis::new(
         w.store.clone(),
@@ -187,15 +223,14 @@ async fn quarter_hour_sums_are_the_accepted_tallies_through_reanalysis_and_remov
     );
     assert_eq!(analysis.rerun(campaign.campaign.id).await.expect("requeued"), 16);
     analyze_all(&w, "2").await;
-    let (again, tallied) = slot_sums(&mut conn).await;
-    assert_eq!(again, tallied, "after a re-analysis");
+    let again = agreeing_day_sums(&mut conn, "after a re-analysis").await;
 
     sql_query("DELETE FROM result_sessions WHERE session_id IN (SELECT session_id FROM result_sessions LIMIT 3)")
         .execute(&mut conn)
         .await
         .expect("removed");
-    let (fewer, tallied) = slot_sums(&mut conn).await;
-    assert!(fewer != again && fewer == tallied, "after tallies are removed");
+    let fewer = agreeing_day_sums(&mut conn, "after tallies are removed").await;
+    assert!(fewer.0 != again.0, "the removed tallies are gone from the campaign's sums");
 
     // The migration's list of trend counters is the domain's.
     for code in [

@@ -348,7 +348,7 @@ fn strict_parameters(operation: &mut Operation) {
             (ParameterIn::Query, "by") => Some(
                 string()
                     .pattern(Some(format!(
-                        "^(platform|appVersion|tag|attribute:[^{CONTROL}]{{1,{MAX_ATTRIBUTE_NAME_CHARS}}})$"
+                        "^(platform|appVersion|language|tag|attribute:[^{CONTROL}]{{1,{MAX_ATTRIBUTE_NAME_CHARS}}})$"
                     )))
                     .into(),
             ),
@@ -369,6 +369,14 @@ fn strict_parameters(operation: &mut Operation) {
             (ParameterIn::Query, "cursor") => Some(string().min_length(Some(1)).into()),
             (ParameterIn::Query, "appId") => Some(printable(128).into()),
             (ParameterIn::Query, "platform" | "appVersion") => Some(results_filter_value().into()),
+            // As `LanguageTag` reads one.
+            (ParameterIn::Query, "language") => Some(
+                string()
+                    .min_length(Some(2))
+                    .max_length(Some(24))
+                    .pattern(Some("^[A-Za-z]{2,3}(-[A-Za-z0-9]+)*$"))
+                    .into(),
+            ),
             (ParameterIn::Query, "tag") => {
                 Some(ArrayBuilder::new().items(results_filter_value()).max_items(Some(MAX_FILTER_TAGS)).into())
             }

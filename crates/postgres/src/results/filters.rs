@@ -2,7 +2,8 @@
 //! selects, and how its values are bound.
 
 /// Whether result session `r` is in the group of a filter: `$2` platform (ASCII lower case), `$3`
-/// app version, `$4` tags, `$5` attributes (names to the texts compared). Without a launch label,
+/// app version, `$4` tags, `$5` attributes (names to the texts compared), `$6` language (a
+/// canonical language tag). Without a launch label,
 /// a session's platform and app version are its device's as they are now.
 macro_rules! selected {
     () => {
@@ -10,7 +11,7 @@ macro_rules! selected {
               (SELECT d.platform FROM app_devices d WHERE d.id = r.device_id)) = $2)
          AND ($3::text IS NULL OR COALESCE(r.app_version,
               (SELECT d.app_version FROM app_devices d WHERE d.id = r.device_id)) = $3)
-         AND r.tags @> $4::text[] AND r.attributes @> $5::jsonb"
+         AND r.tags @> $4::text[] AND r.attributes @> $5::jsonb AND ($6::text IS NULL OR r.language = $6)"
     };
 }
 
@@ -19,7 +20,7 @@ macro_rules! selected {
 macro_rules! segment_selected {
     () => {
         "($2::text IS NULL OR s.platform = $2) AND ($3::text IS NULL OR s.app_version = $3)
-         AND s.tags @> $4::text[] AND s.attributes @> $5::jsonb"
+         AND s.tags @> $4::text[] AND s.attributes @> $5::jsonb AND ($6::text IS NULL OR s.language = $6)"
     };
 }
 
@@ -97,7 +98,7 @@ macro_rules! pick_orders {
     };
 }
 
-/// Binds campaign `$1` and a filter's `$2` to `$5` (see [`selected`]) to a query.
+/// Binds campaign `$1` and a filter's `$2` to `$6` (see [`selected`]) to a query.
 macro_rules! bind_filter {
     ($query:expr, $campaign:expr, $binds:expr) => {
         $query
@@ -106,6 +107,7 @@ macro_rules! bind_filter {
             .bind::<Nullable<Text>, _>(&$binds.version)
             .bind::<Array<Text>, _>(&$binds.tags)
             .bind::<Jsonb, _>(&$binds.attributes)
+            .bind::<Nullable<Text>, _>(&$binds.language)
     };
 }
 
@@ -122,20 +124,20 @@ macro_rules! device_labelled {
 }
 
 /// The accepted sessions of campaign `$1` that a filter selects (see [`selected`]) as rows of
-/// `(platform, app_version, tags, attributes, n)`: each segment once with its count, and each
+/// `(language, platform, app_version, tags, attributes, n)`: each segment once with its count, and each
 /// session in no segment alone, with its device's platform and app version where it has none.
 /// Linear in the campaign's segments, not in its sessions.
 macro_rules! accepted_units {
     () => {
         concat!(
-            "SELECT s.platform, s.app_version, s.tags, s.attributes, c.n
+            "SELECT s.language, s.platform, s.app_version, s.tags, s.attributes, c.n
              FROM result_segments s JOIN result_segment_counts c ON c.segment_id = s.id
              WHERE s.campaign_id = $1 AND c.metric = 'accepted' AND c.question_id = '' AND c.value = 0 AND c.n > 0
                AND ",
             segment_selected!(),
             "
              UNION ALL
-             SELECT COALESCE(r.platform, d.platform), COALESCE(r.app_version, d.app_version), r.tags,
+             SELECT r.language, COALESCE(r.platform, d.platform), COALESCE(r.app_version, d.app_version), r.tags,
                     r.attributes, 1::bigint
              FROM result_sessions r LEFT JOIN app_devices d ON d.id = r.device_id
              WHERE r.accepted AND ",
@@ -144,13 +146,15 @@ macro_rules! accepted_units {
     };
 }
 
-/// The cell of labels row `u` (columns `platform`, `app_version`, `tags`, `attributes`): bit
+/// The cell of labels row `u` (columns `language`, `platform`, `app_version`, `tags`,
+/// `attributes`): bit
 /// `i - 1` set for each condition `i` of table `f(kind, name, value, i)` it meets.
 macro_rules! cell_mask {
     () => {
         "(SELECT COALESCE(sum(1::bigint << (f.i - 1)::int), 0)::bigint FROM f
           WHERE CASE f.kind WHEN 'platform' THEN u.platform = f.value
                             WHEN 'appVersion' THEN u.app_version = f.value
+                            WHEN 'language' THEN u.language = f.value
                             WHEN 'tag' THEN f.value = ANY (u.tags)
                             ELSE u.attributes ->> f.name = f.value END)"
     };

@@ -37,6 +37,7 @@ pub(super) fn condition_columns(condition: &Condition) -> (&'static str, &str, &
     match condition {
         Condition::Platform(value) => ("platform", "", value),
         Condition::AppVersion(value) => ("appVersion", "", value),
+        Condition::Language(value) => ("language", "", value),
         Condition::Tag(value) => ("tag", "", value),
         Condition::Attribute(name, value) => ("attribute", name, value),
     }
@@ -47,6 +48,7 @@ fn dimension_columns(by: &Dimension) -> (&'static str, &str) {
     match by {
         Dimension::Platform => ("platform", ""),
         Dimension::AppVersion => ("appVersion", ""),
+        Dimension::Language => ("language", ""),
         Dimension::Tag => ("tag", ""),
         Dimension::Attribute(name) => ("attribute", name),
     }
@@ -65,7 +67,7 @@ impl PgStore {
         let everyone = filter_binds(&ResultsFilter::default());
         let rows: Vec<CellRow> = bind_filter!(
             sql_query(concat!(
-                "WITH f AS (SELECT * FROM unnest($6::text[], $7::text[], $8::text[]) WITH ORDINALITY
+                "WITH f AS (SELECT * FROM unnest($7::text[], $8::text[], $9::text[]) WITH ORDINALITY
                             AS f(kind, name, value, i)),
                       u AS (",
                 accepted_units!(),
@@ -105,13 +107,14 @@ impl PgStore {
                 accepted_units!(),
                 ")
                  SELECT g.value, sum(u.n)::bigint AS n
-                 FROM u CROSS JOIN LATERAL unnest(CASE $6
+                 FROM u CROSS JOIN LATERAL unnest(CASE $7
                      WHEN 'platform' THEN ARRAY[u.platform]
                      WHEN 'appVersion' THEN ARRAY[u.app_version]
+                     WHEN 'language' THEN ARRAY[u.language]
                      WHEN 'tag' THEN CASE WHEN cardinality(u.tags) = 0 THEN ARRAY[NULL::text]
                                           ELSE ARRAY(SELECT DISTINCT t FROM unnest(u.tags) AS t) END
-                     ELSE ARRAY[u.attributes ->> $7] END) AS g(value)
-                 WHERE EXISTS (SELECT 1 FROM campaigns k WHERE k.id = $1 AND k.workspace_id = $8)
+                     ELSE ARRAY[u.attributes ->> $8] END) AS g(value)
+                 WHERE EXISTS (SELECT 1 FROM campaigns k WHERE k.id = $1 AND k.workspace_id = $9)
                  GROUP BY g.value HAVING sum(u.n) > 0
                  ORDER BY n DESC, g.value IS NULL, g.value COLLATE \"C\""
             )),

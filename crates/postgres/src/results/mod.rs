@@ -85,6 +85,7 @@ impl ResultsRepository for PgStore {
                 session_analyses::coverage,
                 sessions::context,
                 sessions::tags,
+                sessions::language,
                 app_devices::platform.nullable(),
                 app_devices::app_version.nullable(),
             ))
@@ -145,6 +146,7 @@ impl ResultsRepository for PgStore {
                 segment: Segment::of_session(
                     &context,
                     row.tags,
+                    Some(row.language.as_str()),
                     row.app_platform.as_deref(),
                     row.app_version.as_deref(),
                 ),

@@ -29,6 +29,7 @@ pub(super) struct FilterBinds {
     pub(super) version: Option<String>,
     pub(super) tags: Vec<String>,
     pub(super) attributes: Value,
+    pub(super) language: Option<String>,
 }
 
 pub(super) fn filter_binds(filter: &ResultsFilter) -> FilterBinds {
@@ -39,6 +40,7 @@ pub(super) fn filter_binds(filter: &ResultsFilter) -> FilterBinds {
         version: filter.app_version.clone(),
         tags: filter.tags.clone(),
         attributes: Value::Object(attributes),
+        language: filter.language.clone(),
     }
 }
 
@@ -53,11 +55,9 @@ struct Slice {
 
 impl Slice {
     fn of(filter: &ResultsFilter) -> Option<Self> {
-        let conditions = usize::from(filter.platform.is_some())
-            + usize::from(filter.app_version.is_some())
-            + filter.tags.len()
-            + filter.attributes.len();
-        if conditions != 1 {
+        // The language has no slices: its segments hold it.
+        let conditions = filter.conditions();
+        if conditions.len() != 1 || filter.language.is_some() {
             return None;
         }
         let slice = |dimension: String, value: &str, device_labelled: bool| Slice {
@@ -352,7 +352,7 @@ impl PgStore {
                          UNION ALL
                          SELECT scope, key_digest, count(DISTINCT session_id), sum(score_sum), sum(scores)
                          FROM d GROUP BY scope, key_digest) x
-                   GROUP BY scope, key_digest HAVING sum(sessions) >= $6),
+                   GROUP BY scope, key_digest HAVING sum(sessions) >= $7),
              l AS (SELECT scope, key_digest, label_digest, sum(mentions)::bigint AS mentions
                    FROM (SELECT l.scope, l.key_digest, l.label_digest, l.mentions
                          FROM g JOIN result_segment_theme_labels l ON l.segment_id = g.id
@@ -385,7 +385,7 @@ impl PgStore {
             "),
              c AS (SELECT q.question_id, q.session_id, q.score, COALESCE(q.score, 0) AS s, q.len
                    FROM result_quotes q JOIN g ON g.session_id = q.session_id
-                   WHERE q.campaign_id = $1 AND g.accepted AND q.question_id = ANY($6::text[])),
+                   WHERE q.campaign_id = $1 AND g.accepted AND q.question_id = ANY($7::text[])),
              r AS (SELECT c.*,
                      row_number() OVER (PARTITION BY question_id ORDER BY s DESC, len DESC, session_id) AS top,
                      row_number() OVER (PARTITION BY question_id ORDER BY s, len, session_id DESC) AS bottom,
@@ -396,13 +396,13 @@ impl PgStore {
                    FROM c)
              SELECT r.question_id, r.session_id, r.score, r.scored, q.text_sealed
              FROM r JOIN result_quotes q ON q.session_id = r.session_id AND q.question_id = r.question_id
-             WHERE r.top <= $7 OR r.bottom <= $7 OR r.neutral <= $7 OR r.longest <= $8"
+             WHERE r.top <= $8 OR r.bottom <= $8 OR r.neutral <= $8 OR r.longest <= $9"
         );
         Self::filtered_quote_candidates(conn, QUERY, campaign, binds, text_questions).await
     }
 
-    /// Runs one of the two quote candidate queries of a filtered group: the filter is `$1` to `$5`,
-    /// the text questions `$6`, the candidates per pick order `$7` and the longest's `$8`.
+    /// Runs one of the two quote candidate queries of a filtered group: the filter is `$1` to `$6`,
+    /// the text questions `$7`, the candidates per pick order `$8` and the longest's `$9`.
     async fn filtered_quote_candidates(
         conn: &mut AsyncPgConnection,
         query: &'static str,
@@ -434,10 +434,10 @@ impl PgStore {
                    AND q.question_id = w.question_id AND q.score IS NOT NULL AND ",
             member!(),
             " LIMIT 1), false) AS scored
-               FROM unnest($6::text[]) AS w(question_id))
+               FROM unnest($7::text[]) AS w(question_id))
              SELECT x.question_id, x.session_id, x.score, x.text_sealed, qs.scored
              FROM qs, LATERAL (",
-            pick_orders!(member!(), "$7", "$8"),
+            pick_orders!(member!(), "$8", "$9"),
             ") x"
         );
         Self::filtered_quote_candidates(conn, QUERY, campaign, binds, text_questions).await

@@ -65,6 +65,7 @@ pub(crate) struct AnalyzedRow {
     pub(crate) coverage: f64,
     pub(crate) context: Value,
     pub(crate) tags: Vec<String>,
+    pub(crate) language: String,
     pub(crate) app_platform: Option<String>,
     pub(crate) app_version: Option<String>,
 }

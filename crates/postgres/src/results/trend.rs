@@ -1,6 +1,6 @@
-//! The accepted sessions of a campaign by the local day they were completed on, for trends: the
-//! whole campaign from its quarter-hour sums (migration `000030_result_slots`), a filter's group
-//! from the tallies it selects.
+//! The accepted sessions of a campaign by the local day they were completed on, for trends: from
+//! the quarter-hour sums kept per UTC day for the campaign and for each segment (migration
+//! `000032_result_day_sums`), plus the sessions in no segment one by one.
 
 use diesel::QueryableByName;
 use diesel::sql_query;
@@ -15,7 +15,7 @@ use pulse_domain::results::models::{
 use pulse_domain::shared::time_zone::{ZoneOffsets, epoch_day};
 use std::collections::BTreeMap;
 
-use crate::results::filters::{bind_filter, cell_mask, selected};
+use crate::results::filters::{bind_filter, cell_mask, segment_selected, selected, unsegmented};
 use crate::results::groups::condition_columns;
 use crate::results::read::filter_binds;
 use crate::results::rows::corrupt;
@@ -77,6 +77,41 @@ macro_rules! local_day {
     };
 }
 
+/// The local days that row `$row` of day sums (columns `day`, days since the epoch, and `upto`,
+/// the running sums of its 96 quarter hours) holds part of, as rows `p(day, n)`. The UTC day is cut
+/// where the zone's offset changes ([`zone`]) and at the local midnight within each piece; a part's
+/// sum is the difference of the running sums at its ends (a quarter hour belongs where it starts).
+macro_rules! local_parts {
+    ($row:literal) => {
+        concat!(
+            " JOIN z ON z.start < (",
+            $row,
+            ".day + 1) * 86400 AND z.until > ",
+            $row,
+            ".day * 86400
+              CROSS JOIN LATERAL (SELECT greatest(",
+            $row,
+            ".day * 86400, z.start) AS lo,
+                                         least((",
+            $row,
+            ".day + 1) * 86400, z.until) AS hi) b
+              CROSS JOIN LATERAL (SELECT least(((b.lo + z.off) / 86400 + 1) * 86400 - z.off, b.hi) AS mid) m
+              CROSS JOIN LATERAL (VALUES (b.lo, m.mid), (m.mid, b.hi)) AS part(a, e)
+              CROSS JOIN LATERAL (SELECT (part.a + z.off) / 86400 AS day,
+                  COALESCE(",
+            $row,
+            ".upto[((part.e - ",
+            $row,
+            ".day * 86400 + 899) / 900)::int], 0)
+                  - COALESCE(",
+            $row,
+            ".upto[((part.a - ",
+            $row,
+            ".day * 86400 + 899) / 900)::int], 0) AS n) p"
+        )
+    };
+}
+
 fn day_of(days_since_epoch: i64) -> std::result::Result<jiff::civil::Date, TxError> {
     epoch_day(days_since_epoch).ok_or_else(|| TxError::Domain(corrupt("day")))
 }
@@ -121,7 +156,8 @@ impl PgStore {
         Ok(Some(TrendInput { campaign: overview.campaign, survey: overview.survey, days }))
     }
 
-    /// The campaign's days from its quarter-hour sums: a few rows per quarter hour answered in.
+    /// The campaign's days from its day sums: a few rows per day answered on, whatever the
+    /// sessions.
     async fn campaign_days(
         conn: &mut AsyncPgConnection,
         campaign: CampaignId,
@@ -130,17 +166,14 @@ impl PgStore {
         let counts: Vec<DayCountRow> = sql_query(concat!(
             "WITH ",
             zone!("$2", "$3"),
-            " SELECT ",
-            local_day!("c.slot", "$4"),
-            " AS day, c.metric, c.question_id, c.value, sum(c.n)::bigint AS n
-              FROM result_slot_counts c ",
-            in_zone!("c.slot", "$4"),
-            " WHERE c.campaign_id = $1 AND c.n <> 0 GROUP BY 1, 2, 3, 4"
+            " SELECT p.day, c.metric, c.question_id, c.value, sum(p.n)::bigint AS n
+              FROM result_day_counts c ",
+            local_parts!("c"),
+            " WHERE c.campaign_id = $1 AND c.upto[96] <> 0 AND p.n <> 0 GROUP BY 1, 2, 3, 4"
         ))
         .bind::<SqlUuid, _>(campaign.0)
         .bind::<Array<BigInt>, _>(offsets.pairs().iter().map(|p| p.0).collect::<Vec<_>>())
         .bind::<Array<Integer>, _>(offsets.pairs().iter().map(|p| p.1).collect::<Vec<_>>())
-        .bind::<BigInt, _>(TREND_SLOT_SECS)
         .cached()
         .load(conn)
         .await?;
@@ -153,7 +186,9 @@ impl PgStore {
         tallies_of(cells, counts)
     }
 
-    /// A filter's days from the tallies of the campaign's accepted sessions: linear in them.
+    /// A filter's days: the cells from every segment's day sums and the sessions in no segment, the
+    /// counters from the day sums of the segments it selects and its sessions in no segment.
+    /// Linear in the campaign's segments and days, and in its sessions in no segment.
     async fn group_days(
         conn: &mut AsyncPgConnection,
         campaign: CampaignId,
@@ -162,50 +197,91 @@ impl PgStore {
     ) -> std::result::Result<Vec<DayTally>, TxError> {
         let conditions = filter.conditions();
         let columns: Vec<(&str, &str, &str)> = conditions.iter().map(condition_columns).collect();
+        let kinds: Vec<&str> = columns.iter().map(|c| c.0).collect();
+        let names: Vec<&str> = columns.iter().map(|c| c.1).collect();
+        let values: Vec<&str> = columns.iter().map(|c| c.2).collect();
         let starts: Vec<i64> = offsets.pairs().iter().map(|p| p.0).collect();
         let zone_offsets: Vec<i32> = offsets.pairs().iter().map(|p| p.1).collect();
-        let cells: Vec<DayCellRow> = sql_query(concat!(
+        let mut cells: Vec<DayCellRow> = sql_query(concat!(
             "WITH f AS (SELECT * FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY
-                        AS f(kind, name, value, i)),
-                  u AS (SELECT r.completed_slot AS slot, COALESCE(r.platform, v.platform) AS platform,
-                               COALESCE(r.app_version, v.app_version) AS app_version, r.tags, r.attributes
-                        FROM result_sessions r LEFT JOIN app_devices v ON v.id = r.device_id
-                        WHERE r.campaign_id = $1 AND r.accepted AND r.completed_slot IS NOT NULL), ",
+                        AS f(kind, name, value, i)), ",
             zone!("$5", "$6"),
-            " SELECT ",
-            local_day!("u.slot", "$7"),
-            " AS day, ",
+            ", u AS (SELECT s.language, s.platform, s.app_version, s.tags, s.attributes, c.day, c.upto
+                     FROM result_segments s JOIN result_segment_day_counts c ON c.segment_id = s.id
+                     WHERE s.campaign_id = $1 AND c.metric = 'accepted' AND c.question_id = '' AND c.value = 0
+                       AND c.upto[96] <> 0)
+             SELECT p.day, ",
             cell_mask!(),
-            " AS cell, count(*)::bigint AS n FROM u ",
-            in_zone!("u.slot", "$7"),
-            " GROUP BY 1, 2"
+            " AS cell, sum(p.n)::bigint AS n FROM u ",
+            local_parts!("u"),
+            " WHERE p.n <> 0 GROUP BY 1, 2"
         ))
         .bind::<SqlUuid, _>(campaign.0)
-        .bind::<Array<Text>, _>(columns.iter().map(|c| c.0).collect::<Vec<_>>())
-        .bind::<Array<Text>, _>(columns.iter().map(|c| c.1).collect::<Vec<_>>())
-        .bind::<Array<Text>, _>(columns.iter().map(|c| c.2).collect::<Vec<_>>())
+        .bind::<Array<Text>, _>(&kinds)
+        .bind::<Array<Text>, _>(&names)
+        .bind::<Array<Text>, _>(&values)
         .bind::<Array<BigInt>, _>(&starts)
         .bind::<Array<Integer>, _>(&zone_offsets)
-        .bind::<BigInt, _>(TREND_SLOT_SECS)
         .cached()
         .load(conn)
         .await?;
+        let everyone = filter_binds(&ResultsFilter::default());
+        cells.extend(
+            bind_filter!(
+                sql_query(concat!(
+                    "WITH f AS (SELECT * FROM unnest($7::text[], $8::text[], $9::text[]) WITH ORDINALITY
+                                AS f(kind, name, value, i)),
+                          u AS (SELECT r.completed_slot AS slot, r.language, COALESCE(r.platform, d.platform) AS platform,
+                                       COALESCE(r.app_version, d.app_version) AS app_version, r.tags, r.attributes
+                                FROM result_sessions r LEFT JOIN app_devices d ON d.id = r.device_id
+                                WHERE r.accepted AND r.completed_slot IS NOT NULL AND ",
+                    unsegmented!(),
+                    "), ",
+                    zone!("$10", "$11"),
+                    " SELECT ",
+                    local_day!("u.slot", "$12"),
+                    " AS day, ",
+                    cell_mask!(),
+                    " AS cell, count(*)::bigint AS n FROM u ",
+                    in_zone!("u.slot", "$12"),
+                    " GROUP BY 1, 2"
+                )),
+                campaign,
+                everyone
+            )
+            .bind::<Array<Text>, _>(&kinds)
+            .bind::<Array<Text>, _>(&names)
+            .bind::<Array<Text>, _>(&values)
+            .bind::<Array<BigInt>, _>(&starts)
+            .bind::<Array<Integer>, _>(&zone_offsets)
+            .bind::<BigInt, _>(TREND_SLOT_SECS)
+            .cached()
+            .load::<DayCellRow>(conn)
+            .await?,
+        );
         let binds = filter_binds(filter);
         let metrics: Vec<String> = trend_metrics().into_iter().map(Metric::code).collect();
         let counts: Vec<DayCountRow> = bind_filter!(
             sql_query(concat!(
                 "WITH ",
-                zone!("$7", "$8"),
-                " SELECT ",
-                local_day!("r.completed_slot", "$9"),
-                " AS day, e.metric, e.question_id, e.value, sum(e.n)::bigint AS n
-                  FROM result_sessions r
-                       CROSS JOIN LATERAL unnest(r.metrics, r.questions, r.vals, r.ns) AS e(metric, question_id, value, n) ",
-                in_zone!("r.completed_slot", "$9"),
-                " WHERE r.campaign_id = $1 AND r.accepted AND r.completed_slot IS NOT NULL
-                    AND e.metric = ANY ($6::text[]) AND ",
-                selected!(),
-                " GROUP BY 1, 2, 3, 4"
+                zone!("$8", "$9"),
+                " SELECT day, metric, question_id, value, sum(n)::bigint AS n FROM (
+                    SELECT p.day, c.metric, c.question_id, c.value, p.n
+                    FROM result_segments s JOIN result_segment_day_counts c ON c.segment_id = s.id ",
+                local_parts!("c"),
+                "   WHERE s.campaign_id = $1 AND ",
+                segment_selected!(),
+                "     AND c.upto[96] <> 0 AND p.n <> 0
+                    UNION ALL
+                    SELECT ",
+                local_day!("r.completed_slot", "$10"),
+                ", e.metric, e.question_id, e.value, e.n
+                    FROM result_sessions r
+                         CROSS JOIN LATERAL unnest(r.metrics, r.questions, r.vals, r.ns) AS e(metric, question_id, value, n) ",
+                in_zone!("r.completed_slot", "$10"),
+                "   WHERE r.accepted AND r.completed_slot IS NOT NULL AND e.metric = ANY ($7::text[]) AND ",
+                unsegmented!(),
+                ") x GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0"
             )),
             campaign,
             binds

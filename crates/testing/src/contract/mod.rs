@@ -352,6 +352,7 @@ macro_rules! contract_suite {
                 sessions_without_launch_labels_are_filtered_by_their_devices_labels_now,
                 groups_are_counted_as_from_every_answer,
                 trends_count_sessions_by_the_day_they_were_completed,
+                trend_days_are_the_local_days_of_each_time_zone,
             }
             exports {
                 an_export_is_read_back_only_in_its_workspace,

@@ -10,9 +10,12 @@ use pulse_domain::apps::models::RegisterInput;
 use pulse_domain::campaigns::models::LanguageTag;
 use pulse_domain::campaigns::models::{BriefInput, CampaignOverview, LaunchInput, ProvisionInput, QualityInput};
 use pulse_domain::ids::CampaignId;
-use pulse_domain::results::models::{Dimension, ResultsFilter, Segment, Suppression, Trend, TrendRequest, group_sizes};
+use pulse_domain::results::models::{
+    Dimension, Metric, ResultsFilter, Segment, Suppression, Trend, TrendRequest, group_sizes,
+};
 use pulse_domain::results::service::Results;
 use pulse_domain::sessions::models::{AnswerInput, StartInput, StartOutcome, StartedSession, Visit};
+use pulse_domain::shared::time_zone::{TimeZoneName, ZoneOffsets};
 use pulse_domain::tenancy::service::KeyRequest;
 use secrecy::ExposeSecret;
 use serde_json::{Value, json};
@@ -201,7 +204,7 @@ pub const BOUNDARY_PEOPLE: [Person; 6] = [
 ];
 
 /// The filters the comparison reads the campaign through.
-pub const FILTERS: [&[(&str, &str)]; 12] = [
+pub const FILTERS: [&[(&str, &str)]; 14] = [
     &[],
     &[("platform", "ios")],
     &[("platform", "IOS")],
@@ -214,6 +217,8 @@ pub const FILTERS: [&[(&str, &str)]; 12] = [
     &[("attribute.seats", "3"), ("attribute.plan", "pro")],
     &[("tag", "beta")],
     &[("attribute.colour", "red")],
+    &[("language", "HI")],
+    &[("language", "en"), ("platform", "android")],
 ];
 
 /// Holds the tallied results to those computed from every answer, for every filter in
@@ -370,6 +375,7 @@ pub async fn groups_are_counted_as_from_every_answer<S: Store>(store: S) {
     let dimensions = [
         Dimension::Platform,
         Dimension::AppVersion,
+        Dimension::Language,
         Dimension::Tag,
         Dimension::Attribute("plan".into()),
         Dimension::Attribute("seats".into()),
@@ -448,8 +454,83 @@ pub async fn trends_count_sessions_by_the_day_they_were_completed<S: Store>(stor
     );
     let web = trend(&[("platform", "web")]).await;
     assert_eq!((web.buckets.len(), web.suppression), (0, Some(Suppression::GroupBelowFloor)));
+    let hindi = trend(&[("language", "hi")]).await;
+    assert_eq!((hindi.buckets.len(), hindi.suppression), (0, Some(Suppression::GroupBelowFloor)));
+    let english = trend(&[("language", "en")]).await;
+    assert_eq!(
+        (english.buckets.len(), english.suppression),
+        (0, Some(Suppression::ComplementBelowFloor)),
+        "the English sessions are all but the one Hindi session"
+    );
     let stranger = w.partner("Other").await;
     let request = TrendRequest::parse(&[]).expect("a request");
     let refused = results.trend(&stranger.principal, None, id, request).await.expect_err("another workspace's");
     assert_eq!(refused.code(), pulse_domain::error::ErrorCode::NotFound);
+}
+
+/// A trend's days are the local days of each time zone, the way the domain reads an instant
+/// (`ZoneOffsets::local_day`): sessions completed either side of local midnights at offsets of
+/// whole, half and three-quarter hours, and either side of a summer time change, fall on the same
+/// days in both stores, with and without a filter.
+pub async fn trend_days_are_the_local_days_of_each_time_zone<S: Store>(store: S) {
+    let w = World::new(store);
+    let (p, campaign) = quoting_campaign(&w).await;
+    let id = campaign.campaign.id;
+    // Paris leaves summer time at 01:00 UTC on 25 October 2026; St John's on 1 November.
+    let instants = [
+        "2026-10-24T18:14:00Z", // Kathmandu (+5:45) before its midnight
+        "2026-10-24T18:16:00Z", // and after
+        "2026-10-24T18:29:00Z", // Kolkata (+5:30) before its midnight
+        "2026-10-24T18:31:00Z",
+        "2026-10-24T21:59:00Z", // Paris (+2 in summer) before its midnight
+        "2026-10-24T22:01:00Z",
+        "2026-10-25T00:59:00Z", // Paris, either side of its change
+        "2026-10-25T01:01:00Z",
+        "2026-10-25T22:59:00Z", // Paris (+1 in winter) before its midnight
+        "2026-10-25T23:01:00Z",
+        "2026-11-01T02:29:00Z", // St John's (-2:30) before its midnight
+        "2026-11-01T02:31:00Z",
+        "2026-11-01T09:59:00Z", // Kiritimati (+14) before its midnight
+        "2026-11-01T10:01:00Z",
+        "2026-11-02T03:29:00Z", // St John's (-3:30) before its midnight
+        "2026-11-02T03:31:00Z",
+        "2026-11-02T23:45:00Z", // UTC's last quarter hour
+    ];
+    let people: Vec<&Person> = PEOPLE.iter().filter(|person| person.8 >= 10).collect();
+    let mut completed = Vec::new();
+    for (i, instant) in instants.iter().enumerate() {
+        let person = people[i % people.len()];
+        let at = time::OffsetDateTime::parse(instant, &time::format_description::well_known::Rfc3339).expect("a time");
+        w.clock.set(at - Duration::seconds(person.8));
+        respond(&w, &p, &campaign, std::slice::from_ref(person)).await;
+        assert_eq!(w.clock.now(), at, "completed at the instant");
+        completed.push((at.unix_timestamp(), person.0.eq_ignore_ascii_case("ios")));
+    }
+    analyze_all(&w, "1").await;
+    let ios = ResultsFilter::parse(&[("platform".to_owned(), "ios".to_owned())]).expect("a filter");
+    for zone in ["UTC", "Asia/Kathmandu", "Asia/Kolkata", "Europe/Paris", "America/St_Johns", "Pacific/Kiritimati"] {
+        let name = TimeZoneName::parse("timeZone", zone).expect("a zone");
+        let offsets = ZoneOffsets::of(&name, w.clock.now() + Duration::days(1));
+        for filter in [None, ios.as_ref()] {
+            let input = w.store.trend_days(p.workspace, id, filter, &offsets).await.expect("days").expect("campaign");
+            let stored: Vec<(jiff::civil::Date, u64, i64)> = input
+                .days
+                .iter()
+                .map(|d| {
+                    let accepted = d.counts.iter().filter(|c| c.metric == Metric::Accepted).map(|c| c.n).sum();
+                    (d.day, d.cells.values().sum(), accepted)
+                })
+                .collect();
+            let mut expected: std::collections::BTreeMap<jiff::civil::Date, (u64, i64)> =
+                std::collections::BTreeMap::new();
+            for &(at, on_ios) in &completed {
+                let day = expected.entry(offsets.local_day(at)).or_default();
+                day.0 += 1;
+                day.1 += i64::from(filter.is_none() || on_ios);
+            }
+            let expected: Vec<(jiff::civil::Date, u64, i64)> =
+                expected.into_iter().map(|(day, (all, selected))| (day, all, selected)).collect();
+            assert_eq!(stored, expected, "{zone}, filter {filter:?}");
+        }
+    }
 }

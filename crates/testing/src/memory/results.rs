@@ -21,6 +21,7 @@ impl State {
         Segment::of_session(
             &row.session.context,
             row.session.tags.clone(),
+            Some(row.session.language.as_str()),
             device.map(|d| d.platform.as_str()),
             device.map(|d| d.app_version.as_str()),
         )

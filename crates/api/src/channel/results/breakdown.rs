@@ -21,7 +21,8 @@ use crate::state::{AppState, Platform};
 #[derive(Debug, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct BreakdownQuery {
-    /// `platform`, `appVersion`, `tag` or `attribute:<name>` (a launch attribute's name).
+    /// `platform`, `appVersion`, `language` (the language sessions were answered in), `tag` or
+    /// `attribute:<name>` (a launch attribute's name).
     #[param(example = "platform")]
     pub by: String,
 }

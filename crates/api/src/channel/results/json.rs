@@ -84,6 +84,8 @@ pub struct NpsBody {
 pub struct FilterBody {
     pub platform: Option<String>,
     pub app_version: Option<String>,
+    /// The language filter as a canonical language tag (`pt-BR`).
+    pub language: Option<String>,
     pub tags: Vec<String>,
     pub attributes: BTreeMap<String, String>,
 }
@@ -307,7 +309,13 @@ impl From<Nps> for NpsBody {
 
 impl From<ResultsFilter> for FilterBody {
     fn from(f: ResultsFilter) -> Self {
-        Self { platform: f.platform, app_version: f.app_version, tags: f.tags, attributes: f.attributes }
+        Self {
+            platform: f.platform,
+            app_version: f.app_version,
+            language: f.language,
+            tags: f.tags,
+            attributes: f.attributes,
+        }
     }
 }
 
@@ -421,6 +429,8 @@ pub struct ResultsQuery {
     /// The launch device's or app's version, exactly.
     #[param(rename = "appVersion")]
     pub app_version: Option<String>,
+    /// The language the sessions were answered in, as a language tag (`en`, `pt-BR`), in any case.
+    pub language: Option<String>,
     /// A tag of the signed launch token; repeat for several (all must be present).
     pub tag: Option<Vec<String>>,
     /// A launch attribute as `<name>:<value>` (split at the first colon), compared as text, e.g.

@@ -1,5 +1,5 @@
 //! Results by group: one row per value of a launch label (platform, app version, tag, attribute)
-//! among the sessions a filter selects, each behind the floor, with complementary suppression so
+//! or of the language sessions were answered in, among the sessions a filter selects, each behind the floor, with complementary suppression so
 //! that no hidden row can be recovered from the group's total and the rows shown.
 
 use crate::campaigns::models::Campaign;
@@ -22,6 +22,7 @@ pub const BREAKDOWN_THEMES: usize = 3;
 pub enum Dimension {
     Platform,
     AppVersion,
+    Language,
     Tag,
     Attribute(String),
 }
@@ -36,7 +37,10 @@ impl Dimension {
         let mut by = params.iter().filter(|(name, _)| name == "by").map(|(_, value)| value.as_str());
         let dimension = match (by.next(), by.next()) {
             (None, _) => {
-                return Err(Error::validation("by", "is required: platform, appVersion, tag or attribute:<name>"));
+                return Err(Error::validation(
+                    "by",
+                    "is required: platform, appVersion, language, tag or attribute:<name>",
+                ));
             }
             (Some(_), Some(_)) => return Err(Error::validation("by", "may be given once")),
             (Some(text), None) => Self::of(text)?,
@@ -49,10 +53,14 @@ impl Dimension {
         Ok(match text {
             "platform" => Dimension::Platform,
             "appVersion" => Dimension::AppVersion,
+            "language" => Dimension::Language,
             "tag" => Dimension::Tag,
             other => {
                 let Some(name) = other.strip_prefix("attribute:") else {
-                    return Err(Error::validation("by", "must be platform, appVersion, tag or attribute:<name>"));
+                    return Err(Error::validation(
+                        "by",
+                        "must be platform, appVersion, language, tag or attribute:<name>",
+                    ));
                 };
                 if name.is_empty()
                     || name.chars().count() > MAX_ATTRIBUTE_NAME_CHARS
@@ -73,6 +81,7 @@ impl Dimension {
         match self {
             Dimension::Platform => "platform".into(),
             Dimension::AppVersion => "appVersion".into(),
+            Dimension::Language => "language".into(),
             Dimension::Tag => "tag".into(),
             Dimension::Attribute(name) => format!("attribute:{name}"),
         }
@@ -83,6 +92,7 @@ impl Dimension {
         match self {
             Dimension::Platform => Condition::Platform(value.to_ascii_lowercase()),
             Dimension::AppVersion => Condition::AppVersion(value.to_owned()),
+            Dimension::Language => Condition::Language(value.to_owned()),
             Dimension::Tag => Condition::Tag(value.to_owned()),
             Dimension::Attribute(name) => Condition::Attribute(name.clone(), value.to_owned()),
         }
@@ -96,6 +106,7 @@ impl Dimension {
         match self {
             Dimension::Platform => vec![segment.platform.as_ref().map(|p| p.to_ascii_lowercase())],
             Dimension::AppVersion => vec![segment.app_version.clone()],
+            Dimension::Language => vec![segment.language.clone()],
             Dimension::Tag if segment.tags.is_empty() => vec![None],
             Dimension::Tag => {
                 let distinct: BTreeSet<&String> = segment.tags.iter().collect();
@@ -314,9 +325,12 @@ mod tests {
         let (by, filter) = Dimension::parse(&params(&[("by", "attribute:plan"), ("tag", "beta")])).expect("parses");
         assert_eq!(by, Dimension::Attribute("plan".into()));
         assert_eq!(filter.map(|f| f.tags), Some(vec!["beta".to_owned()]));
-        for (name, dimension) in
-            [("platform", Dimension::Platform), ("appVersion", Dimension::AppVersion), ("tag", Dimension::Tag)]
-        {
+        for (name, dimension) in [
+            ("platform", Dimension::Platform),
+            ("appVersion", Dimension::AppVersion),
+            ("language", Dimension::Language),
+            ("tag", Dimension::Tag),
+        ] {
             assert_eq!(Dimension::parse(&params(&[("by", name)])).expect("parses").0, dimension);
             assert_eq!(dimension.name(), name);
         }

@@ -47,6 +47,8 @@ pub const MAX_ATTRIBUTE_NAME_CHARS: usize = 64;
 /// What a session is known by for filters: launch context and app attribution, never identity.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Segment {
+    /// The language the session was answered in (a canonical language tag).
+    pub language: Option<String>,
     pub platform: Option<String>,
     pub app_version: Option<String>,
     pub tags: Vec<String>,
@@ -59,6 +61,7 @@ impl Segment {
     pub fn of_session(
         context: &Map<String, Value>,
         tags: Vec<String>,
+        language: Option<&str>,
         app_platform: Option<&str>,
         app_version: Option<&str>,
     ) -> Self {
@@ -66,6 +69,7 @@ impl Segment {
             context.get(group).and_then(|g| g.get(key)).and_then(Value::as_str).map(str::to_owned)
         };
         Segment {
+            language: language.map(str::to_owned),
             platform: label("device", "platform")
                 .or_else(|| label("launch", "os"))
                 .or_else(|| app_platform.map(str::to_owned)),
@@ -153,12 +157,14 @@ pub struct ResultsInput {
 pub struct ResultsFilter {
     pub platform: Option<String>,
     pub app_version: Option<String>,
+    /// The language the sessions were answered in, as a canonical language tag.
+    pub language: Option<String>,
     pub tags: Vec<String>,
     pub attributes: BTreeMap<String, String>,
 }
 
 impl ResultsFilter {
-    /// Reads query parameters: `platform`, `appVersion`, `tag` (repeatable) and `attribute`
+    /// Reads query parameters: `platform`, `appVersion`, `language`, `tag` (repeatable) and `attribute`
     /// (repeatable, `<name>:<value>`, split at the first colon); `attribute.<name>=<value>`, the
     /// first form, is still read. `None` when none is given.
     ///
@@ -184,6 +190,12 @@ impl ResultsFilter {
             match name.as_str() {
                 "platform" => once(&mut filter.platform)?,
                 "appVersion" => once(&mut filter.app_version)?,
+                "language" => {
+                    let tag = LanguageTag::parse(name, value)?;
+                    if filter.language.replace(tag.as_str().to_owned()).is_some() {
+                        return Err(Error::validation(name, "may be given once"));
+                    }
+                }
                 "tag" => {
                     if !filter.tags.contains(value) {
                         filter.tags.push(value.clone());
@@ -202,7 +214,7 @@ impl ResultsFilter {
                     let Some(attribute) = other.strip_prefix("attribute.") else {
                         return Err(Error::validation(
                             other,
-                            "is not a filter; use platform, appVersion, tag or attribute (<name>:<value>)",
+                            "is not a filter; use platform, appVersion, language, tag or attribute (<name>:<value>)",
                         ));
                     };
                     filter.add_attribute(other, attribute, value)?;
@@ -240,12 +252,13 @@ impl ResultsFilter {
         self.conditions().iter().all(|c| c.matches(segment))
     }
 
-    /// The filter's conditions in a fixed order (platform, app version, tags as given, attributes
-    /// by name): bit `i` of a [`ConditionCells`] key is condition `i`.
+    /// The filter's conditions in a fixed order (platform, app version, language, tags as given,
+    /// attributes by name): bit `i` of a [`ConditionCells`] key is condition `i`.
     pub fn conditions(&self) -> Vec<Condition> {
         let mut conditions = Vec::new();
         conditions.extend(self.platform_folded().map(Condition::Platform));
         conditions.extend(self.app_version.clone().map(Condition::AppVersion));
+        conditions.extend(self.language.clone().map(Condition::Language));
         conditions.extend(self.tags.iter().cloned().map(Condition::Tag));
         conditions
             .extend(self.attributes.iter().map(|(name, value)| Condition::Attribute(name.clone(), value.clone())));
@@ -270,6 +283,12 @@ impl ResultsFilter {
                 }
                 narrower.app_version = Some(version.clone());
             }
+            Condition::Language(language) => {
+                if conflicts(&self.language, language) {
+                    return None;
+                }
+                narrower.language = Some(language.clone());
+            }
             Condition::Tag(tag) => {
                 if !narrower.tags.contains(tag) {
                     narrower.tags.push(tag.clone());
@@ -291,6 +310,8 @@ pub enum Condition {
     /// In ASCII lower case (the platform filter ignores ASCII case).
     Platform(String),
     AppVersion(String),
+    /// A canonical language tag.
+    Language(String),
     Tag(String),
     /// A name and the text its value is compared as.
     Attribute(String, String),
@@ -303,6 +324,7 @@ impl Condition {
                 segment.platform.as_ref().is_some_and(|s| s.eq_ignore_ascii_case(platform))
             }
             Condition::AppVersion(version) => segment.app_version.as_ref() == Some(version),
+            Condition::Language(language) => segment.language.as_ref() == Some(language),
             Condition::Tag(tag) => segment.tags.contains(tag),
             Condition::Attribute(name, wanted) => {
                 segment.attributes.get(name).and_then(attribute_text).is_some_and(|text| text == *wanted)

@@ -424,7 +424,7 @@ pub struct SegmentLabels {
 
 impl SegmentLabels {
     pub fn of_session(context: &Map<String, Value>, tags: Vec<String>) -> Self {
-        let segment = super::Segment::of_session(context, tags, None, None);
+        let segment = super::Segment::of_session(context, tags, None, None, None);
         let attributes = segment
             .attributes
             .iter()
