@@ -402,6 +402,7 @@ diesel::table! {
         score -> Nullable<Float8>,
         len -> Int4,
         text_sealed -> Bytea,
+        segment_id -> Nullable<Int8>,
     }
 }
 

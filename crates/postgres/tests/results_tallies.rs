@@ -123,19 +123,42 @@ async fn segments_the_migration_backfills_equal_those_kept_as_tallies_are_writte
     .n;
     assert!(themed > 1, "several segments with counters and themes: {kept}");
 
+    assert_eq!(quotes_off_their_segment(&mut conn).await, 0, "as the quotes were written");
+
     // The segments are rebuilt by the language migration, undone and done again (with the day sums
-    // that hang on them).
+    // and the quotes' segments that hang on them).
     for (migration, file) in [
+        ("2026-12-14-000034_quote_segments", "down.sql"),
         ("2026-12-13-000033_result_day_sums", "down.sql"),
         ("2026-12-12-000032_result_language", "down.sql"),
         ("2026-12-12-000032_result_language", "up.sql"),
         ("2026-12-13-000033_result_day_sums", "up.sql"),
+        ("2026-12-14-000034_quote_segments", "up.sql"),
     ] {
         let path = format!("{}/../../migrations/{migration}/{file}", env!("CARGO_MANIFEST_DIR"));
         conn.batch_execute(&std::fs::read_to_string(path).expect("read")).await.expect("ran");
     }
     assert_eq!(segment_sums(&mut conn).await, kept);
+    assert_eq!(quotes_off_their_segment(&mut conn).await, 0, "after the backfill");
     assert_tallies_agree(&w, &p, campaign.campaign.id).await;
+}
+
+/// Quotes whose segment is not their session's (there must be quotes to check).
+async fn quotes_off_their_segment(conn: &mut AsyncPgConnection) -> i64 {
+    let off = sql_query(
+        "SELECT count(*) AS n FROM result_quotes q JOIN result_sessions r ON r.session_id = q.session_id
+         LEFT JOIN result_segments s ON s.campaign_id = r.campaign_id
+              AND s.labels_digest = result_segment_digest(r.language, r.platform, r.app_version, r.tags, r.attributes)
+              AND result_segmented(r.device_id, r.platform, r.app_version)
+         WHERE q.segment_id IS DISTINCT FROM s.id",
+    )
+    .get_result::<Count>(conn)
+    .await
+    .expect("counted")
+    .n;
+    let all = sql_query("SELECT count(*) AS n FROM result_quotes").get_result::<Count>(conn).await.expect("counted").n;
+    assert!(all > 0, "quotes to check");
+    off
 }
 
 /// The quarter-hour sums kept per day, for the campaign (`keyed_by` is the campaign) or per segment

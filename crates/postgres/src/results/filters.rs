@@ -46,55 +46,67 @@ macro_rules! filtered_sessions {
     };
 }
 
-/// Whether quote `q`'s session is in the group of a filter (see [`selected`]). A scalar
-/// subquery rather than `EXISTS`, which the planner would turn into a join over the whole group:
-/// this one is checked per quote as the walk in pick order reaches it.
-macro_rules! member {
-    () => {
-        concat!("(SELECT r.accepted AND ", selected!(), " FROM result_sessions r WHERE r.session_id = q.session_id)")
-    };
-}
-
-/// The quote candidates of question `qs.question_id` of campaign `$1` whose row passes `$keep`:
-/// the first `$n` (`$longest` for the longest) in each pick order
+/// The quote candidates of question `qs.question_id` among the quotes `q` that `$scope` keeps (a
+/// campaign's or a segment's), as `(question_id, session_id, score, len, text_sealed)`: the first
+/// `$n` (`$longest` for the longest) in each pick order
 /// (`pulse_domain::results::models::QUOTE_CANDIDATES`), walked through the indexes on
 /// `result_quotes` in that order.
 macro_rules! pick_orders {
-    ($keep:expr, $n:literal, $longest:literal) => {
+    ($scope:literal, $n:literal, $longest:literal) => {
         concat!(
-            "(SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
-              WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
-            $keep,
-            "
+            "(SELECT q.question_id, q.session_id, q.score, q.len, q.text_sealed FROM result_quotes q
+              WHERE ",
+            $scope,
+            " AND q.question_id = qs.question_id
               ORDER BY COALESCE(q.score, 0) DESC, q.len DESC, q.session_id FETCH FIRST (",
             $n,
             ") ROWS ONLY)
              UNION
-             (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
-              WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
-            $keep,
-            "
+             (SELECT q.question_id, q.session_id, q.score, q.len, q.text_sealed FROM result_quotes q
+              WHERE ",
+            $scope,
+            " AND q.question_id = qs.question_id
               ORDER BY COALESCE(q.score, 0), q.len, q.session_id DESC FETCH FIRST (",
             $n,
             ") ROWS ONLY)
              UNION
-             (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
-              WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
-            $keep,
-            "
+             (SELECT q.question_id, q.session_id, q.score, q.len, q.text_sealed FROM result_quotes q
+              WHERE ",
+            $scope,
+            " AND q.question_id = qs.question_id
               ORDER BY abs(COALESCE(q.score, 0)), COALESCE(q.score, 0) DESC, q.len DESC, q.session_id
               FETCH FIRST (",
             $n,
             ") ROWS ONLY)
              UNION
-             (SELECT q.question_id, q.session_id, q.score, q.text_sealed FROM result_quotes q
-              WHERE q.campaign_id = $1 AND q.question_id = qs.question_id AND ",
-            $keep,
-            "
+             (SELECT q.question_id, q.session_id, q.score, q.len, q.text_sealed FROM result_quotes q
+              WHERE ",
+            $scope,
+            " AND q.question_id = qs.question_id
               ORDER BY q.len DESC, COALESCE(q.score, 0) DESC, q.session_id FETCH FIRST (",
             $longest,
             ") ROWS ONLY)"
         )
+    };
+}
+
+/// The quote candidates among rows `c(question_id, session_id, score, len, text_sealed)`: the first
+/// `$8` in each pick order (`$9` for the longest) per question, as in [`pick_orders`]. A question is
+/// scored when one of its rows has a score, or when table `zero(question_id)` names it.
+macro_rules! ranked_candidates {
+    () => {
+        "r AS (SELECT c.*, COALESCE(c.score, 0) AS s FROM c),
+         n AS (SELECT r.*,
+                 row_number() OVER (PARTITION BY question_id ORDER BY s DESC, len DESC, session_id) AS top,
+                 row_number() OVER (PARTITION BY question_id ORDER BY s, len, session_id DESC) AS bottom,
+                 row_number() OVER (PARTITION BY question_id ORDER BY abs(s), s DESC, len DESC, session_id) AS neutral,
+                 row_number() OVER (PARTITION BY question_id ORDER BY len DESC, s DESC, session_id) AS longest,
+                 bool_or(score IS NOT NULL) OVER (PARTITION BY question_id) AS scored_here
+               FROM r)
+         SELECT n.question_id, n.session_id, n.score, n.text_sealed,
+                CASE WHEN n.scored_here THEN true
+                     ELSE EXISTS (SELECT 1 FROM zero WHERE zero.question_id = n.question_id) END AS scored
+         FROM n WHERE n.top <= $8 OR n.bottom <= $8 OR n.neutral <= $8 OR n.longest <= $9"
     };
 }
 
@@ -165,8 +177,8 @@ pub(crate) use bind_filter;
 pub(crate) use cell_mask;
 pub(crate) use device_labelled;
 pub(crate) use filtered_sessions;
-pub(crate) use member;
 pub(crate) use pick_orders;
+pub(crate) use ranked_candidates;
 pub(crate) use segment_selected;
 pub(crate) use selected;
 pub(crate) use unsegmented;

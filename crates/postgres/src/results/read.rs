@@ -15,7 +15,8 @@ use serde_json::Value;
 
 use crate::error::from_diesel;
 use crate::results::filters::{
-    bind_filter, device_labelled, filtered_sessions, member, pick_orders, segment_selected, selected, unsegmented,
+    bind_filter, device_labelled, filtered_sessions, pick_orders, ranked_candidates, segment_selected, selected,
+    unsegmented,
 };
 use crate::results::rows::{CountRow, QuoteCandidateRow, ThemeRow, corrupt};
 use crate::rows::{count_of, limit_of};
@@ -78,11 +79,14 @@ impl Slice {
     }
 }
 
-/// Whether a group's quote candidates are cheaper found by walking the campaign's quotes in pick
-/// order (about `QUOTE_CANDIDATES` x campaign / group rows read per order) than by ranking every
-/// quote of the group (linear in the group): when the group's square outgrows 32 x the campaign.
-fn walk_quote_orders(group_accepted: u64, campaign_accepted: u64) -> bool {
-    group_accepted.saturating_mul(group_accepted) >= campaign_accepted.saturating_mul(32)
+/// Rows a selected segment gives as quote candidates: its first in each pick order.
+const CANDIDATES_PER_SEGMENT: u64 = 3 * QUOTE_CANDIDATES as u64 + LONGEST_QUOTE_CANDIDATES as u64;
+
+/// Whether a group's quote candidates are cheaper picked per segment (a few rows per selected
+/// segment, through its indexes) than by ranking every quote of the group (linear in the group):
+/// unless the group's sessions are spread over nearly as many segments.
+fn pick_per_segment(segments: u64, group_accepted: u64) -> bool {
+    segments.saturating_mul(CANDIDATES_PER_SEGMENT) <= group_accepted
 }
 
 fn themes_of(rows: Vec<ThemeRow>) -> Vec<ThemeTotal> {
@@ -173,7 +177,7 @@ impl PgStore {
                         EXISTS (SELECT 1 FROM result_quotes s WHERE s.campaign_id = $1
                                 AND s.question_id = qs.question_id AND s.score IS NOT NULL) AS scored
                  FROM unnest($2::text[]) AS qs(question_id), LATERAL (",
-                pick_orders!("true", "$3", "$4"),
+                pick_orders!("q.campaign_id = $1", "$3", "$4"),
                 ") x"
             ))
             .bind::<SqlUuid, _>(campaign.0)
@@ -233,8 +237,9 @@ impl PgStore {
         if with_quotes && !text_questions.is_empty() {
             let accepted: u64 =
                 tally.counts.iter().filter(|c| c.metric == Metric::Accepted).map(|c| count_of(c.n)).sum();
-            let quotes = if walk_quote_orders(accepted, tally.all_accepted) {
-                Self::member_quotes(conn, campaign, &binds, text_questions).await?
+            let segments = Self::selected_segments(conn, campaign, &binds).await?;
+            let quotes = if pick_per_segment(segments, accepted) {
+                Self::segment_quotes(conn, campaign, &binds, text_questions).await?
             } else {
                 Self::group_quotes(conn, campaign, &binds, text_questions).await?
             };
@@ -371,8 +376,23 @@ impl PgStore {
             .map_err(from_diesel)
     }
 
+    /// The segments a filter selects.
+    async fn selected_segments(conn: &mut AsyncPgConnection, campaign: CampaignId, binds: &FilterBinds) -> Result<u64> {
+        #[derive(QueryableByName)]
+        struct Segments {
+            #[diesel(sql_type = BigInt)]
+            n: i64,
+        }
+        const QUERY: &str =
+            concat!("SELECT count(*) AS n FROM result_segments s WHERE s.campaign_id = $1 AND ", segment_selected!());
+        let found: Segments =
+            bind_filter!(sql_query(QUERY), campaign, binds).cached().get_result(conn).await.map_err(from_diesel)?;
+        Ok(count_of(found.n))
+    }
+
     /// Quote candidates ranked among every session the filter selects: linear in the group, for
-    /// groups too small for [`Self::member_quotes`].
+    /// groups spread over too many segments for [`Self::segment_quotes`]. Every quote of the group
+    /// is ranked, so whether a question is scored needs no other look (`zero` names none).
     async fn group_quotes(
         conn: &mut AsyncPgConnection,
         campaign: CampaignId,
@@ -383,20 +403,11 @@ impl PgStore {
             "WITH g AS (",
             filtered_sessions!(),
             "),
-             c AS (SELECT q.question_id, q.session_id, q.score, COALESCE(q.score, 0) AS s, q.len
+             c AS (SELECT q.question_id, q.session_id, q.score, q.len, q.text_sealed
                    FROM result_quotes q JOIN g ON g.session_id = q.session_id
-                   WHERE q.campaign_id = $1 AND g.accepted AND q.question_id = ANY($7::text[])),
-             r AS (SELECT c.*,
-                     row_number() OVER (PARTITION BY question_id ORDER BY s DESC, len DESC, session_id) AS top,
-                     row_number() OVER (PARTITION BY question_id ORDER BY s, len, session_id DESC) AS bottom,
-                     row_number() OVER (PARTITION BY question_id ORDER BY abs(s), s DESC, len DESC, session_id)
-                       AS neutral,
-                     row_number() OVER (PARTITION BY question_id ORDER BY len DESC, s DESC, session_id) AS longest,
-                     bool_or(score IS NOT NULL) OVER (PARTITION BY question_id) AS scored
-                   FROM c)
-             SELECT r.question_id, r.session_id, r.score, r.scored, q.text_sealed
-             FROM r JOIN result_quotes q ON q.session_id = r.session_id AND q.question_id = r.question_id
-             WHERE r.top <= $8 OR r.bottom <= $8 OR r.neutral <= $8 OR r.longest <= $9"
+                   WHERE q.campaign_id = $1 AND g.accepted AND q.question_id = ANY ($7::text[])),
+             zero AS MATERIALIZED (SELECT NULL::text AS question_id WHERE false), ",
+            ranked_candidates!()
         );
         Self::filtered_quote_candidates(conn, QUERY, campaign, binds, text_questions).await
     }
@@ -420,25 +431,38 @@ impl PgStore {
             .map_err(from_diesel)
     }
 
-    /// Quote candidates found by walking the campaign's quotes in each pick order and keeping the
-    /// group's: a walk reads about as many quotes as the campaign holds per group member.
-    async fn member_quotes(
+    /// Quote candidates picked per segment: each selected segment's first quotes in each pick order,
+    /// through the indexes per segment (migration `000034_quote_segments`), and every quote of the
+    /// group's sessions in no segment, ranked together. A read of a few rows per selected segment.
+    ///
+    /// Whether a question has a scored quote is read off the candidates, since a segment's most
+    /// positive and most negative quotes are scored when any of its scores is not 0; only when
+    /// none is are the segments' quotes scored exactly 0 looked for.
+    async fn segment_quotes(
         conn: &mut AsyncPgConnection,
         campaign: CampaignId,
         binds: &FilterBinds,
         text_questions: &[String],
     ) -> Result<Vec<QuoteCandidateRow>> {
         const QUERY: &str = concat!(
-            "WITH qs AS MATERIALIZED (
-               SELECT w.question_id, COALESCE((SELECT true FROM result_quotes q WHERE q.campaign_id = $1
-                   AND q.question_id = w.question_id AND q.score IS NOT NULL AND ",
-            member!(),
-            " LIMIT 1), false) AS scored
-               FROM unnest($7::text[]) AS w(question_id))
-             SELECT x.question_id, x.session_id, x.score, x.text_sealed, qs.scored
-             FROM qs, LATERAL (",
-            pick_orders!(member!(), "$8", "$9"),
-            ") x"
+            "WITH g AS MATERIALIZED (SELECT s.id FROM result_segments s WHERE s.campaign_id = $1 AND ",
+            segment_selected!(),
+            "),
+             c AS (SELECT x.* FROM unnest($7::text[]) AS qs(question_id) CROSS JOIN g, LATERAL (",
+            pick_orders!("q.segment_id = g.id", "$8", "$9"),
+            ") x
+                   UNION ALL
+                   SELECT q.question_id, q.session_id, q.score, q.len, q.text_sealed
+                   FROM result_sessions r JOIN result_quotes q ON q.session_id = r.session_id
+                   WHERE r.accepted AND q.question_id = ANY ($7::text[]) AND ",
+            unsegmented!(),
+            "),
+             zero AS MATERIALIZED (
+               SELECT w.question_id FROM unnest($7::text[]) AS w(question_id)
+               WHERE EXISTS (SELECT 1 FROM g, LATERAL (SELECT 1 FROM result_quotes q
+                   WHERE q.segment_id = g.id AND q.question_id = w.question_id
+                     AND COALESCE(q.score, 0) = 0 AND q.score IS NOT NULL LIMIT 1) z)), ",
+            ranked_candidates!()
         );
         Self::filtered_quote_candidates(conn, QUERY, campaign, binds, text_questions).await
     }
@@ -462,11 +486,11 @@ mod tests {
         found
     }
 
-    /// The two ways of finding a filtered group's quote candidates (`walk_quote_orders` picks one
-    /// by the group's size, and the contract suite's small campaigns only ever rank) find the same
-    /// candidates for every filter the suite reads.
+    /// The two ways of finding a filtered group's quote candidates (`pick_per_segment` chooses one
+    /// by the group's size and segments, and the contract suite's small campaigns only ever rank)
+    /// find the same candidates for every filter the suite reads.
     #[tokio::test]
-    async fn walking_the_pick_orders_finds_the_candidates_ranking_the_group_finds() {
+    async fn picking_per_segment_finds_the_candidates_ranking_the_group_finds() {
         let database = TestDatabase::create().await;
         let store = connect(database.url(), &PoolSettings { max_size: 4, ..PoolSettings::default() }).expect("a pool");
         let w = World::new(store);
@@ -482,10 +506,10 @@ mod tests {
             let filter = ResultsFilter::parse(&params).expect("a filter").unwrap_or_default();
             let binds = filter_binds(&filter);
             let id = campaign.campaign.id;
-            let walked = candidates(PgStore::member_quotes(&mut conn, id, &binds, &questions).await.expect("walked"));
+            let picked = candidates(PgStore::segment_quotes(&mut conn, id, &binds, &questions).await.expect("picked"));
             let ranked = candidates(PgStore::group_quotes(&mut conn, id, &binds, &questions).await.expect("ranked"));
-            assert_eq!(walked, ranked, "{filter:?}");
-            found_any |= !walked.is_empty();
+            assert_eq!(picked, ranked, "{filter:?}");
+            found_any |= !picked.is_empty();
         }
         assert!(found_any, "the filters' groups have quotes to compare");
     }
