@@ -304,7 +304,11 @@ async fn a_respondent_opens_the_apps_link_and_answers_every_question() {
     let installs: Value = app.list_installs(&partner.key.key, id, &[]).await.json().await.expect("json");
     assert_eq!(installs["items"][0]["feedbackCount"], json!(1), "{installs}");
     let spent: Value = app.access(code, &[("lt", &launch_token)]).await.json().await.expect("json");
-    assert_eq!(spent["state"], json!("ANSWERED"), "the page spent the launch token on a finished session");
+    assert_eq!(
+        (&spent["state"], &spent["refusal"]["code"], &spent["answered"]),
+        (&json!("INVALID"), &json!("LAUNCH_TOKEN_INVALID"), &json!(true)),
+        "the page spent the launch token on a finished session"
+    );
     assert!(!captured_logs().contains(&access_token), "the device token reached a log line");
 
     // The analysis worker counts the session; one respondent is below the floor.
@@ -580,7 +584,7 @@ async fn the_consent_screen_says_who_asks_and_a_finished_link_thanks_on_reopenin
         AssertUnwindSafe(consent_progress_and_thanks(&app, &browser, url.as_str(), minutes)).catch_unwind().await;
     browser.close(outcome).await;
     let again: Value = app.access(&code, &[("lt", &launch_token)]).await.json().await.expect("json");
-    assert_eq!(again["state"], json!("ANSWERED"), "{again}");
+    assert_eq!((&again["state"], &again["answered"]), (&json!("INVALID"), &json!(true)), "{again}");
 }
 
 async fn consent_progress_and_thanks(app: &TestApp, browser: &Browser, url: &str, minutes: u64) {

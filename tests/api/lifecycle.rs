@@ -228,7 +228,7 @@ async fn a_privacy_notice_is_an_https_address_the_page_links() {
 }
 
 #[tokio::test]
-async fn a_finished_link_reads_as_answered_and_an_unfinished_one_as_invalid() {
+async fn a_finished_link_is_invalid_and_answered_and_an_unfinished_one_only_invalid() {
     let app = spawn_app().await;
     let partner = app.campaign_partner().await;
     let key = &partner.key.key;
@@ -241,12 +241,16 @@ async fn a_finished_link_reads_as_answered_and_an_unfinished_one_as_invalid() {
 
     let answered: Value =
         app.access(code, &[("lt", finished.lt.as_deref().expect("lt"))]).await.json().await.expect("json");
-    assert_eq!((answered["state"].as_str(), &answered["refusal"]), (Some("ANSWERED"), &Value::Null));
+    assert_eq!(
+        (answered["state"].as_str(), answered["refusal"]["code"].as_str(), &answered["answered"]),
+        (Some("INVALID"), Some("LAUNCH_TOKEN_INVALID"), &json!(true)),
+        "a spent link is invalid as the contract says; `answered` lets the page thank the person"
+    );
     let invalid: Value =
         app.access(code, &[("lt", unfinished.lt.as_deref().expect("lt"))]).await.json().await.expect("json");
     assert_eq!(
-        (invalid["state"].as_str(), invalid["refusal"]["code"].as_str()),
-        (Some("INVALID"), Some("LAUNCH_TOKEN_INVALID"))
+        (invalid["state"].as_str(), invalid["refusal"]["code"].as_str(), &invalid["answered"]),
+        (Some("INVALID"), Some("LAUNCH_TOKEN_INVALID"), &json!(false))
     );
     // A finished link is still spent: it starts nothing.
     let again =

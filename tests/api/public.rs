@@ -67,7 +67,8 @@ async fn an_open_campaign_needs_no_signature() {
         "collecting": true});
     assert_eq!(
         body,
-        json!({"requireSigned": false, "state": "NOT_REQUIRED", "refusal": null, "language": "en", "campaign": intro})
+        json!({"requireSigned": false, "state": "NOT_REQUIRED", "refusal": null, "answered": false, "language": "en",
+            "campaign": intro})
     );
     for (lang, expected) in [("fr", "fr"), ("de", "en")] {
         let body: Value = app.access(code_of(&campaign), &[("lang", lang)]).await.json().await.expect("json");

@@ -39,12 +39,14 @@ pub struct RefusalBody {
 #[serde(rename_all = "camelCase")]
 pub struct AccessBody {
     pub require_signed: bool,
-    /// `NOT_REQUIRED`, `VALID`, `MISSING`, `INVALID`, or `ANSWERED` (the link given started a
-    /// session that was finished: the page thanks the person).
+    /// `NOT_REQUIRED`, `VALID`, `MISSING` or `INVALID`.
     #[schema(example = "NOT_REQUIRED")]
     pub state: &'static str,
     /// What a start would be refused with; the page shows the open-from-the-app instruction.
     pub refusal: Option<RefusalBody>,
+    /// True when the link given (`INVALID`, `LAUNCH_TOKEN_INVALID`) was spent on a session that
+    /// was finished: the person has answered, and the page thanks them instead of the refusal.
+    pub answered: bool,
     /// The language the session would use.
     pub language: Option<String>,
     pub campaign: IntroBody,
@@ -90,6 +92,7 @@ impl From<Access> for AccessBody {
                 title: code.title(),
                 description,
             }),
+            answered: access.answered,
             language: Some(access.language.as_str().to_owned()),
         }
     }

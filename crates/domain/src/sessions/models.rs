@@ -202,10 +202,8 @@ pub enum AccessState {
     Valid,
     /// Signing is required and no token was given.
     Missing,
-    /// The token (or invitation) given is not valid.
+    /// The token (or invitation) given is not valid: malformed, expired or spent.
     Invalid,
-    /// The link given was used for a session that was finished: the person has answered.
-    Answered,
 }
 
 impl AccessState {
@@ -215,7 +213,6 @@ impl AccessState {
             AccessState::Valid => "VALID",
             AccessState::Missing => "MISSING",
             AccessState::Invalid => "INVALID",
-            AccessState::Answered => "ANSWERED",
         }
     }
 }
@@ -227,6 +224,9 @@ pub struct Access {
     pub state: AccessState,
     /// The refusal a start would meet, for the page to show.
     pub refusal: Option<(ErrorCode, String)>,
+    /// The link given was spent on a session that was finished: the person has answered, and the
+    /// page thanks them rather than showing the refusal.
+    pub answered: bool,
     pub language: LanguageTag,
     pub intro: Intro,
 }

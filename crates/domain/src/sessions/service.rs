@@ -96,7 +96,6 @@ where
             _ => None,
         };
         let facts = self.repo.visit_facts(campaign.workspace_id, campaign.id, spent_link).await?;
-        let (state, refusal) = if facts.link_answered { (AccessState::Answered, None) } else { (state, refusal) };
         let intro = Intro {
             asked_by: facts.asked_by,
             privacy_notice_url: campaign.privacy_notice_url.clone(),
@@ -106,7 +105,14 @@ where
             collecting: campaign.status == CampaignStatus::Active,
             campaign_name: campaign.name,
         };
-        Ok(Access { require_signed: campaign.require_signed, state, refusal, language, intro })
+        Ok(Access {
+            require_signed: campaign.require_signed,
+            state,
+            refusal,
+            answered: facts.link_answered,
+            language,
+            intro,
+        })
     }
 
     /// The link a visit presented when it is genuine and spent (a minted `lt` link whatever its

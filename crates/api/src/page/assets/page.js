@@ -968,7 +968,7 @@
     register = campaign?.register === "INFORMAL" ? "informal" : "formal";
     useLanguage(accessLanguage ?? navigator.language);
     // A link whose survey was finished: thank the person, whatever else holds.
-    if (reply.data.state === "ANSWERED") return message("answered", "answeredTitle", "answeredBody");
+    if (reply.data.answered === true) return message("answered", "answeredTitle", "answeredBody");
     if (reply.data.refusal) return openFromApp(reply.data.state === "INVALID");
     if (campaign?.collecting === false) return message("closed", "closedTitle", "closedBody");
     return consent();
