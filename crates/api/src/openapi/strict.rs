@@ -19,7 +19,7 @@ use utoipa::openapi::schema::{
     AllOfBuilder, AnyOfBuilder, ArrayBuilder, KnownFormat, Object, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat,
     SchemaType, Type,
 };
-use utoipa::openapi::{OpenApi, RefOr};
+use utoipa::openapi::{Content, OpenApi, Ref, RefOr};
 
 /// The characters `char::is_control` names (C0, DEL and C1), which the server refuses in text.
 const CONTROL: &str = r"\x00-\x1F\x7F-\x9F";
@@ -61,6 +61,9 @@ impl Modify for StrictRequests {
             let operations = [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch];
             for operation in operations.into_iter().flatten() {
                 strict_parameters(operation);
+                if operation.operation_id.as_deref() == Some("startSession") {
+                    replayed_start(operation);
+                }
             }
         }
         let Some(components) = openapi.components.as_mut() else { return };
@@ -336,6 +339,18 @@ fn property_mut<'a>(schema: Option<&'a mut RefOr<Schema>>, name: &str) -> Option
         },
         _ => None,
     }
+}
+
+/// A start replayed with its `Idempotency-Key` answers `200` like every replay, with the session it
+/// created: its `200` is either body.
+fn replayed_start(operation: &mut Operation) {
+    let Some(RefOr::T(ok)) = operation.responses.responses.get_mut("200") else { return };
+    ok.description = "Nothing created (consent not given, campaign not open, or an invitation needed); or, with \
+                      `Idempotency-Replayed: true`, the session a start with the same key and body created"
+        .to_owned();
+    let either =
+        OneOfBuilder::new().item(Ref::from_schema_name("NotStartedBody")).item(Ref::from_schema_name("StartedBody"));
+    ok.content.insert("application/json".to_owned(), Content::new(Some(either)));
 }
 
 fn strict_parameters(operation: &mut Operation) {

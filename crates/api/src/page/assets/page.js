@@ -1073,7 +1073,8 @@
     }
     setBusy(view, false);
     const data = reply?.data;
-    if (reply?.status === 201 && data?.sessionId && Array.isArray(data.questions)) {
+    // 200 with a session: a retry of a start whose answer was lost, replayed for its key.
+    if ((reply?.status === 201 || reply?.status === 200) && data?.sessionId && Array.isArray(data.questions)) {
       session = { id: data.sessionId, token: data.sessionToken, questions: data.questions };
       useLanguage(data.language ?? accessLanguage);
       return session.questions.length > 0 ? showQuestion(0) : complete();
