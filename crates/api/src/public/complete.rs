@@ -19,7 +19,6 @@ use crate::state::{AppState, Platform};
     params(("code" = String, Path), ("sessionId" = uuid::Uuid, Path)),
     responses(
         (status = 200, body = CompletedBody),
-        (status = 400, description = "VALIDATION_FAILED: a required question is unanswered", body = ErrorBody),
         (status = 401, description = "UNAUTHENTICATED: missing or wrong session token", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
         (status = 429, description = "RATE_LIMITED: `session_write`", body = ErrorBody),
