@@ -1,8 +1,8 @@
 //! Tallies on a database upgraded from older code. Sessions analyzed without a tally (before
 //! results were tallied, or by a replica still running older code): the worker's claims pick them
 //! up after every due job, and recording them again gives exactly the results computed from every
-//! answer. Segments and quarter-hour sums computed by their migrations from the tallies already
-//! kept equal those kept as tallies are written.
+//! answer. Segments, quotes' segments and day sums computed by their migrations from the tallies
+//! already kept equal those kept as tallies are written.
 
 use diesel::sql_query;
 use diesel::sql_types::Uuid as SqlUuid;
@@ -161,8 +161,8 @@ async fn quotes_off_their_segment(conn: &mut AsyncPgConnection) -> i64 {
     off
 }
 
-/// The quarter-hour sums kept per day, for the campaign (`keyed_by` is the campaign) or per segment
-/// (its labels' digest), and those the accepted tallies give, as JSON texts.
+/// The quarter-hour sums kept per day, for each campaign or (`per_segment`) for each segment, named
+/// by the campaign and its labels' digest, and those the accepted tallies give, as JSON texts.
 async fn day_sums(conn: &mut AsyncPgConnection, per_segment: bool) -> (String, String) {
     let (table, key, labelled) = if per_segment {
         (

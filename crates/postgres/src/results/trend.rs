@@ -1,6 +1,6 @@
 //! The accepted sessions of a campaign by the local day they were completed on, for trends: from
 //! the quarter-hour sums kept per UTC day for the campaign and for each segment (migration
-//! `000032_result_day_sums`), plus the sessions in no segment one by one.
+//! `000033_result_day_sums`), plus the sessions in no segment one by one.
 
 use diesel::QueryableByName;
 use diesel::sql_query;
