@@ -4,8 +4,8 @@
 --
 -- A row holds the running sums of the day's 96 quarter hours: `upto[k]` is the sum of quarters 0
 -- to k - 1 (`upto[96]` the day's total). Every time zone's days, whose offsets are whole quarter
--- hours, cut a UTC day at most at two quarters (a midnight and an offset change), so the part of
--- a day that falls in a local day is the difference of two elements.
+-- hours, cut a UTC day only between quarters (at its local midnight and where its offset
+-- changes), so the part of a day that falls in a local day is the difference of two elements.
 --
 -- Kept like the quarter-hour sums they replace (migration 000030): statement triggers on the
 -- tallies' own writes, each under its campaign's lock, only accepted sessions and only the

@@ -4,7 +4,8 @@
 -- (docs/results-storage.md). Quotes of sessions in no segment (whose platform or app version is
 -- their device's) keep none and are ranked with their group when read.
 --
--- A migration that rebuilds the segments must set the quotes' again, as this one does.
+-- A migration that rebuilds the segments must set the quotes' again, as this one does, and refill
+-- the segments' day sums (migration 000033), which are deleted with them.
 
 -- The backfill and the trigger must see the same rows: no tally or quote is written between them.
 LOCK TABLE result_sessions, result_quotes IN SHARE ROW EXCLUSIVE MODE;
