@@ -53,6 +53,9 @@ const IDEMPOTENCY_KEY_PATTERN: &str = "^[ -~]+$";
 /// or 3 letters, then subtags of letters and digits, 2 to 24 characters in all.
 const LOCALE_PATTERN: &str = "^[A-Za-z]{2,3}([-_][A-Za-z0-9]+)*$";
 
+/// A language tag as `LanguageTag::parse` reads it, 2 to 24 characters in all.
+const LANGUAGE_TAG_PATTERN: &str = "^[A-Za-z]{2,3}(-[A-Za-z0-9]+)*$";
+
 pub(super) struct StrictRequests;
 
 impl Modify for StrictRequests {
@@ -384,14 +387,9 @@ fn strict_parameters(operation: &mut Operation) {
             (ParameterIn::Query, "cursor") => Some(string().min_length(Some(1)).into()),
             (ParameterIn::Query, "appId") => Some(printable(128).into()),
             (ParameterIn::Query, "platform" | "appVersion") => Some(results_filter_value().into()),
-            // As `LanguageTag` reads one.
-            (ParameterIn::Query, "language") => Some(
-                string()
-                    .min_length(Some(2))
-                    .max_length(Some(24))
-                    .pattern(Some("^[A-Za-z]{2,3}(-[A-Za-z0-9]+)*$"))
-                    .into(),
-            ),
+            (ParameterIn::Query, "language") => {
+                Some(string().min_length(Some(2)).max_length(Some(24)).pattern(Some(LANGUAGE_TAG_PATTERN)).into())
+            }
             (ParameterIn::Query, "tag") => {
                 Some(ArrayBuilder::new().items(results_filter_value()).max_items(Some(MAX_FILTER_TAGS)).into())
             }

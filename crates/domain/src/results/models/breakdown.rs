@@ -1,6 +1,7 @@
 //! Results by group: one row per value of a launch label (platform, app version, tag, attribute)
-//! or of the language sessions were answered in, among the sessions a filter selects, each behind the floor, with complementary suppression so
-//! that no hidden row can be recovered from the group's total and the rows shown.
+//! or of the language sessions were answered in, among the sessions a filter selects, each behind
+//! the floor, with complementary suppression so that no hidden row can be recovered from the
+//! group's total and the rows shown.
 
 use crate::campaigns::models::Campaign;
 use crate::error::{Error, Result};
