@@ -32,6 +32,7 @@ pub const fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::NoOrg
         | ErrorCode::LaunchSignatureRequired
         | ErrorCode::LaunchTokenInvalid
+        | ErrorCode::ChallengeRequired
         | ErrorCode::InstallBlocked => StatusCode::FORBIDDEN,
         ErrorCode::WorkspaceRequired | ErrorCode::ValidationFailed | ErrorCode::NotLaunchReady => {
             StatusCode::BAD_REQUEST

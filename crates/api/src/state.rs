@@ -5,6 +5,7 @@ use pulse_domain::apps::ports::AppRepository;
 use pulse_domain::apps::service::Apps;
 use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenCodec, SurveyGenerator};
 use pulse_domain::campaigns::service::{Campaigns, LaunchKeys};
+use pulse_domain::challenges::ports::ProofOfWork;
 use pulse_domain::erasure::ports::ErasureRepository;
 use pulse_domain::erasure::service::Erasures;
 use pulse_domain::exports::ports::{ExportRenderer, ExportRepository, ExportStore, WorkerPresence};
@@ -51,7 +52,7 @@ pub trait Platform: Send + Sync + 'static {
     /// Where rendered export files are kept, readable by every replica.
     type ExportStore: ExportStore;
     type ExportRenderer: ExportRenderer;
-    type Crypto: Crypto + Clone;
+    type Crypto: Crypto + ProofOfWork + Clone;
     type Clock: Clock + Clone;
     type Generator: SurveyGenerator;
     type LaunchTokens: LaunchTokenCodec + Clone;

@@ -1,5 +1,7 @@
-//! Crypto adapters: keys derived from the master key, keyed digests, PII encryption and Studio JWTs.
+//! Crypto adapters: keys derived from the master key, keyed digests, PII encryption, Studio JWTs
+//! and proof-of-work challenges.
 
+mod altcha;
 mod launch;
 mod master_key;
 mod studio;

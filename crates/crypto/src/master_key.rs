@@ -108,13 +108,13 @@ impl RingCrypto {
         Self { rng: SystemRandom::new(), digest_keys, sealing: SealingKey::from_master(master) }
     }
 
-    fn digest_key(&self, purpose: DigestPurpose) -> &hmac::Key {
+    pub(crate) fn digest_key(&self, purpose: DigestPurpose) -> &hmac::Key {
         // Every purpose gets a key in `new`; a missing one is a programming error caught by tests.
         #[allow(clippy::expect_used)]
         self.digest_keys.get(&purpose).expect("a key for every digest purpose")
     }
 
-    fn fill(&self, bytes: &mut [u8]) {
+    pub(crate) fn fill(&self, bytes: &mut [u8]) {
         // Without randomness no key, token or nonce is safe to hand out: stopping is the only option.
         #[allow(clippy::expect_used)]
         self.rng.fill(bytes).expect("the OS random generator failed");

@@ -19,6 +19,7 @@ pub enum ErrorCode {
     RefConflict,
     LaunchSignatureRequired,
     LaunchTokenInvalid,
+    ChallengeRequired,
     NotLaunchReady,
     CampaignNotCollecting,
     LaunchKeySlotsFull,
@@ -34,7 +35,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in catalog order (for documentation and the OpenAPI document).
-    pub const ALL: [ErrorCode; 25] = [
+    pub const ALL: [ErrorCode; 26] = [
         ErrorCode::Unauthenticated,
         ErrorCode::InsufficientPermission,
         ErrorCode::NoOrg,
@@ -49,6 +50,7 @@ impl ErrorCode {
         ErrorCode::RefConflict,
         ErrorCode::LaunchSignatureRequired,
         ErrorCode::LaunchTokenInvalid,
+        ErrorCode::ChallengeRequired,
         ErrorCode::NotLaunchReady,
         ErrorCode::CampaignNotCollecting,
         ErrorCode::LaunchKeySlotsFull,
@@ -78,6 +80,7 @@ impl ErrorCode {
             ErrorCode::RefConflict => "REF_CONFLICT",
             ErrorCode::LaunchSignatureRequired => "LAUNCH_SIGNATURE_REQUIRED",
             ErrorCode::LaunchTokenInvalid => "LAUNCH_TOKEN_INVALID",
+            ErrorCode::ChallengeRequired => "CHALLENGE_REQUIRED",
             ErrorCode::NotLaunchReady => "NOT_LAUNCH_READY",
             ErrorCode::CampaignNotCollecting => "CAMPAIGN_NOT_COLLECTING",
             ErrorCode::LaunchKeySlotsFull => "LAUNCH_KEY_SLOTS_FULL",
@@ -108,6 +111,7 @@ impl ErrorCode {
             ErrorCode::RefConflict => "Reference conflict",
             ErrorCode::LaunchSignatureRequired => "Signed launch required",
             ErrorCode::LaunchTokenInvalid => "Launch token invalid",
+            ErrorCode::ChallengeRequired => "Challenge required",
             ErrorCode::NotLaunchReady => "Campaign not ready to launch",
             ErrorCode::CampaignNotCollecting => "Campaign not collecting",
             ErrorCode::LaunchKeySlotsFull => "Launch key slots full",
@@ -152,6 +156,9 @@ impl ErrorCode {
             }
             ErrorCode::LaunchTokenInvalid => {
                 "The launch token or link is expired, already used, badly signed or for another campaign; mint a fresh link."
+            }
+            ErrorCode::ChallengeRequired => {
+                "Public start of an open campaign that asks for proof of work: the request carried no solved challenge, or one that is wrong, expired, already used or another campaign's; solve the access check's challenge and start again."
             }
             ErrorCode::NotLaunchReady => "The campaign cannot launch yet; the description names the blocker.",
             ErrorCode::CampaignNotCollecting => {

@@ -9,6 +9,7 @@
 pub mod analysis;
 pub mod apps;
 pub mod campaigns;
+pub mod challenges;
 pub mod erasure;
 pub mod error;
 pub mod exports;

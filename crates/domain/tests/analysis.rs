@@ -119,6 +119,7 @@ fn quality_rules_reject_sessions_and_count_them() {
         min_answer_words: Some(3),
         max_responses: Some(2),
         target_count: Some(2),
+        require_challenge: None,
     };
     let campaign = campaign_with(&l.w, &p, quality);
     // All start before the cap pauses new starts; they finish in this order.

@@ -23,7 +23,7 @@ fn a_campaign_requiring_signatures_refuses_a_start_without_a_token() {
     let campaign = active_open(&w, &p).campaign;
     assert!(block_on(w.keys.set_require_signed(&builder(&p), campaign.id, true)).expect("set"));
 
-    let access = block_on(w.respondents.access(&campaign.code, &Visit::default())).expect("access");
+    let access = block_on(w.respondents.access(&campaign.code, &Visit::default(), None)).expect("access");
     assert!(access.require_signed);
     assert_eq!(access.state, AccessState::Missing);
     assert_eq!(access.refusal.map(|(code, _)| code), Some(ErrorCode::LaunchSignatureRequired));

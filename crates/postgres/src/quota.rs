@@ -31,6 +31,20 @@ impl QuotaCounter for PgStore {
         u32::try_from(count).map_err(Error::internal)
     }
 
+    async fn count(&self, subject: &str, family: QuotaFamily, window_start: OffsetDateTime) -> Result<u32> {
+        use quota_windows as q;
+        let count: Option<i32> = q::table
+            .filter(q::subject.eq(subject))
+            .filter(q::family.eq(family.as_str()))
+            .filter(q::window_start.eq(window_start))
+            .select(q::count)
+            .first(&mut self.conn().await?)
+            .await
+            .optional()
+            .map_err(from_diesel)?;
+        u32::try_from(count.unwrap_or(0)).map_err(Error::internal)
+    }
+
     async fn purge_quota_windows(&self, before: OffsetDateTime) -> Result<u64> {
         use quota_windows as q;
         let deleted = diesel::delete(q::table.filter(q::window_start.lt(before)))

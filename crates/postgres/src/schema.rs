@@ -598,6 +598,13 @@ diesel::table! {
 }
 
 diesel::table! {
+    spent_challenges (fingerprint) {
+        fingerprint -> Bytea,
+        expires_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     spent_launch_tokens (campaign_id, jti) {
         campaign_id -> Uuid,
         jti -> Text,
@@ -816,6 +823,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     service_accounts,
     session_analyses,
     sessions,
+    spent_challenges,
     spent_launch_tokens,
     surveys,
     webhook_attempts,

@@ -4,6 +4,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
+use pulse_domain::challenges::models::{ChallengePolicy, ChallengeWork};
 use pulse_domain::outreach::models::{AnswerRecording, QuietHours, ReminderSchedule};
 use pulse_domain::quota::models::{QuotaFamily, QuotaPolicy};
 use pulse_domain::webhooks::models::RetrySchedule;
@@ -45,6 +46,8 @@ pub struct Settings {
     pub master_key: Option<SecretString>,
     pub studio_jwt_secret: Option<SecretString>,
     pub quotas: QuotaPolicy,
+    /// When open starts need a solved proof-of-work challenge, and how costly one is.
+    pub challenges: ChallengePolicy,
     pub log_filter: String,
     pub log_format: LogFormat,
     pub pool: PoolSettings,
@@ -320,6 +323,7 @@ impl Settings {
             quotas.workspaces_per_business =
                 limit.parse().context("PULSE_WORKSPACES_PER_BUSINESS must be a whole number")?;
         }
+        let challenges = challenge_policy(&var, rate_limits)?;
         let log_format = match var("PULSE_LOG_FORMAT").as_deref() {
             None | Some("json") => LogFormat::Json,
             Some("pretty") => LogFormat::Pretty,
@@ -367,6 +371,7 @@ impl Settings {
             master_key: var("PULSE_MASTER_KEY").map(SecretString::from),
             studio_jwt_secret: var("PULSE_STUDIO_JWT_SECRET").map(SecretString::from),
             quotas,
+            challenges,
             log_filter: var("PULSE_LOG").unwrap_or_else(|| "info".to_owned()),
             log_format,
             pool,
@@ -470,6 +475,42 @@ fn parse_quotas(mut policy: QuotaPolicy, spec: &str) -> anyhow::Result<QuotaPoli
 }
 
 /// A whole number of seconds from `name`, within `range`, or `default`.
+/// The challenge settings; with rate limits off (load tests) only campaigns that ask for a
+/// challenge get one.
+fn challenge_policy(var: &impl Fn(&str) -> Option<String>, rate_limits: bool) -> anyhow::Result<ChallengePolicy> {
+    let defaults = ChallengePolicy::default();
+    let whole =
+        |name: &str, default: u32, range: std::ops::RangeInclusive<u32>| -> anyhow::Result<u32> {
+            match var(name) {
+                None => Ok(default),
+                Some(text) => text.parse::<u32>().ok().filter(|n| range.contains(n)).with_context(|| {
+                    format!("{name} must be a whole number from {} to {}", range.start(), range.end())
+                }),
+            }
+        };
+    let hourly = |name: &str, default: Option<u32>| -> anyhow::Result<Option<u32>> {
+        match var(name).as_deref() {
+            None => Ok(default),
+            Some("off") => Ok(None),
+            Some(text) => text
+                .parse::<u32>()
+                .map(Some)
+                .with_context(|| format!("{name} must be a whole number of starts per hour, or `off`")),
+        }
+    };
+    let lifetime = seconds(var, "PULSE_CHALLENGE_LIFETIME_SECS", 600, 60..=3600)?;
+    let policy = ChallengePolicy {
+        work: ChallengeWork {
+            iterations: whole("PULSE_CHALLENGE_COST", defaults.work.iterations, 1..=10_000_000)?,
+            max_tries: whole("PULSE_CHALLENGE_MAX_TRIES", defaults.work.max_tries, 1..=10_000_000)?,
+        },
+        lifetime: time::Duration::try_from(lifetime).context("PULSE_CHALLENGE_LIFETIME_SECS")?,
+        network_starts_per_hour: hourly("PULSE_CHALLENGE_NETWORK_STARTS", defaults.network_starts_per_hour)?,
+        campaign_starts_per_hour: hourly("PULSE_CHALLENGE_CAMPAIGN_STARTS", defaults.campaign_starts_per_hour)?,
+    };
+    Ok(if rate_limits { policy } else { policy.on_request_only() })
+}
+
 fn seconds(
     var: &impl Fn(&str) -> Option<String>,
     name: &str,

@@ -181,7 +181,8 @@ impl Application {
                 &survey_url,
                 outreach.senders(),
             ),
-            respondents: Respondents::new(store.clone(), crypto.clone(), clock.clone(), launch_tokens),
+            respondents: Respondents::new(store.clone(), crypto.clone(), clock.clone(), launch_tokens)
+                .with_challenges(settings.challenges),
             launch_keys: LaunchKeys::new(store.clone(), crypto.clone(), clock.clone()),
             apps: Apps::new(
                 store.clone(),

@@ -11,8 +11,9 @@ use crate::error::{ApiError, ErrorBody};
 use crate::request::{json_response, network_subject};
 use crate::state::{AppState, Platform};
 
-/// Check a visit before consent: whether a signed launch is required and whether the token (or
-/// invitation) is valid. Read-only: a valid token is not used up.
+/// Check a visit before consent: whether a signed launch is required, whether the token (or
+/// invitation) is valid, and the proof-of-work challenge an open start needs solved, if any.
+/// Read-only: a valid token is not used up, and nothing is counted against the campaign.
 #[utoipa::path(
     get, path = "/api/v1/public/pulse/{code}/access", operation_id = "checkSessionAccess", tag = "public",
     params(("code" = String, Path, description = "The campaign's public code"), AccessQuery),
@@ -28,7 +29,8 @@ pub async fn access<P: Platform>(
     code: Path<String>,
     query: Query<AccessQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let rate = state.quotas.hit(&network_subject(&req, &state.network), QuotaFamily::AccessCheck).await?;
-    let access = state.respondents.access(&code, &Visit::from(query.into_inner())).await?;
+    let network = network_subject(&req, &state.network);
+    let rate = state.quotas.hit(&network, QuotaFamily::AccessCheck).await?;
+    let access = state.respondents.access(&code, &Visit::from(query.into_inner()), Some(&network)).await?;
     Ok(json_response(StatusCode::OK, &AccessBody::from(access), rate))
 }

@@ -1,7 +1,10 @@
 //! The query, request and response bodies of the public respondent routes, and their conversions
 //! to and from the domain.
 
+use std::collections::BTreeMap;
+
 use pulse_domain::campaigns::models::MAX_TEXT_ANSWER_CHARS;
+use pulse_domain::challenges::models::{Challenge, ChallengeParameters, Solution, SolvedChallenge};
 use pulse_domain::sessions::models::{Access, AnswerInput, NotStarted, Progress, StartInput, StartedSession, Visit};
 use secrecy::ExposeSecret as _;
 use serde::{Deserialize, Serialize};
@@ -47,6 +50,10 @@ pub struct AccessBody {
     /// True when the link given (`INVALID`, `LAUNCH_TOKEN_INVALID`) was spent on a session that
     /// was finished: the person has answered, and the page thanks them instead of the refusal.
     pub answered: bool,
+    /// Present when a start from this visit must carry this challenge solved (as `altcha`): the
+    /// campaign asks for one (`quality.requireChallenge`), or its open starts passed the hourly
+    /// rates the operator set. Never for a launch token or invitation.
+    pub challenge: Option<ChallengeBody>,
     /// The language the session would use.
     pub language: Option<String>,
     pub campaign: IntroBody,
@@ -93,6 +100,7 @@ impl From<Access> for AccessBody {
                 description,
             }),
             answered: access.answered,
+            challenge: access.challenge.map(ChallengeBody::from),
             language: Some(access.language.as_str().to_owned()),
         }
     }
@@ -127,6 +135,112 @@ pub struct StartRequest {
     #[schema(value_type = Option<Object>)]
     #[serde(default)]
     pub client: Option<serde_json::Value>,
+    /// The access check's challenge with its solution, when the campaign needs one (ignored
+    /// otherwise). Each solves one start.
+    #[serde(default)]
+    pub altcha: Option<AltchaBody>,
+}
+
+/// An ALTCHA proof-of-work challenge (its v2 protocol): find the counter whose PBKDF2 key starts
+/// with `keyPrefix`. Any ALTCHA v2 solver solves it; send it back unchanged with the solution.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ChallengeBody {
+    pub parameters: ChallengeParametersBody,
+    /// HMAC-SHA256 of the parameters, in hex.
+    #[schema(max_length = 128)]
+    pub signature: String,
+}
+
+/// What the challenge asks, as ALTCHA names it.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChallengeParametersBody {
+    /// `PBKDF2/SHA-256`.
+    #[schema(example = "PBKDF2/SHA-256", max_length = 32)]
+    pub algorithm: String,
+    /// PBKDF2 iterations per try.
+    pub cost: u32,
+    /// `code`: the campaign's public code, which the challenge is bound to.
+    pub data: BTreeMap<String, String>,
+    /// Unix seconds after which no start takes the solution.
+    pub expires_at: i64,
+    /// Bytes of the derived key.
+    pub key_length: u32,
+    /// The hex the derived key must start with.
+    #[schema(max_length = 128)]
+    pub key_prefix: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 128)]
+    pub key_signature: Option<String>,
+    /// Hex; the password of try `n` is these bytes followed by `n` as four big-endian bytes.
+    #[schema(max_length = 128)]
+    pub nonce: String,
+    /// Hex.
+    #[schema(max_length = 128)]
+    pub salt: String,
+}
+
+/// A solution: the counter found and the key it derives.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SolutionBody {
+    pub counter: u32,
+    /// The whole derived key, in hex.
+    #[schema(max_length = 128)]
+    pub derived_key: String,
+    /// How long solving took, in milliseconds, as ALTCHA solvers report it; not used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<f64>,
+}
+
+/// A challenge sent back with its solution: ALTCHA's payload, as an object.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct AltchaBody {
+    pub challenge: ChallengeBody,
+    pub solution: SolutionBody,
+}
+
+impl From<Challenge> for ChallengeBody {
+    fn from(c: Challenge) -> Self {
+        let p = c.parameters;
+        Self {
+            parameters: ChallengeParametersBody {
+                algorithm: p.algorithm,
+                cost: p.cost,
+                data: p.data,
+                expires_at: p.expires_at,
+                key_length: p.key_length,
+                key_prefix: p.key_prefix,
+                key_signature: p.key_signature,
+                nonce: p.nonce,
+                salt: p.salt,
+            },
+            signature: c.signature,
+        }
+    }
+}
+
+impl From<AltchaBody> for SolvedChallenge {
+    fn from(a: AltchaBody) -> Self {
+        let p = a.challenge.parameters;
+        Self {
+            challenge: Challenge {
+                parameters: ChallengeParameters {
+                    algorithm: p.algorithm,
+                    cost: p.cost,
+                    data: p.data,
+                    expires_at: p.expires_at,
+                    key_length: p.key_length,
+                    key_prefix: p.key_prefix,
+                    key_signature: p.key_signature,
+                    nonce: p.nonce,
+                    salt: p.salt,
+                },
+                signature: a.challenge.signature,
+            },
+            solution: Solution { counter: a.solution.counter, derived_key: a.solution.derived_key },
+        }
+    }
 }
 
 impl From<StartRequest> for StartInput {
@@ -140,6 +254,8 @@ impl From<StartRequest> for StartInput {
                 Some(serde_json::Value::Object(map)) => Some(map),
                 _ => None,
             },
+            network: None,
+            altcha: r.altcha.map(SolvedChallenge::from),
         }
     }
 }

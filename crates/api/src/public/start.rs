@@ -22,7 +22,7 @@ use crate::state::{AppState, Platform};
         (status = 201, description = "Session created", body = StartedBody),
         (status = 200, description = "Nothing created: consent not given, campaign not open, or an invitation needed", body = NotStartedBody),
         (status = 400, description = "VALIDATION_FAILED: an over-long field or malformed body", body = ErrorBody),
-        (status = 403, description = "LAUNCH_SIGNATURE_REQUIRED (signed-only campaign, no token) or LAUNCH_TOKEN_INVALID (bad, expired, spent or another campaign's token or link)", body = ErrorBody),
+        (status = 403, description = "LAUNCH_SIGNATURE_REQUIRED (signed-only campaign, no token), LAUNCH_TOKEN_INVALID (bad, expired, spent or another campaign's token or link), or CHALLENGE_REQUIRED (an open start that needs a solved challenge came without one, or with one that is wrong, expired, spent or another campaign's)", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: unknown campaign code", body = ErrorBody),
         (status = 429, description = "RATE_LIMITED: too many start attempts from this network (`start_attempt`), or responses paused for the campaign (quality.maxResponses reached)", body = ErrorBody),
     )
@@ -33,10 +33,11 @@ pub async fn start<P: Platform>(
     code: Path<String>,
     body: Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let rate = state.quotas.hit(&network_subject(&req, &state.network), QuotaFamily::StartAttempt).await?;
+    let network = network_subject(&req, &state.network);
+    let rate = state.quotas.hit(&network, QuotaFamily::StartAttempt).await?;
     let request: StartRequest = parse_json(&req, &body)?;
     let canonical = serde_json::to_value(&request).map_err(|e| ApiError(Error::internal(e)))?;
-    let input = StartInput::from(request);
+    let input = StartInput { network: Some(network), ..StartInput::from(request) };
     // A replay returns the session token, so a key is honoured only when the body carries a launch
     // token or invitation: a secret of this respondent's that a stranger cannot repeat.
     let honours_key = input.visit.launch_token.is_some() || input.visit.invitation.is_some();

@@ -189,7 +189,8 @@ pub trait LaunchRepository: Send + Sync + 'static {
     /// `Internal` or `Unavailable` on infrastructure failure.
     fn token_spent(&self, campaign: CampaignId, jti: &str) -> impl Future<Output = Result<bool>> + Send;
 
-    /// Forgets spent `jti`s whose tokens expired before `before` (they can no longer verify).
+    /// Forgets spent `jti`s whose tokens expired before `before` (they can no longer verify), and
+    /// spent challenges that expired before it.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.

@@ -18,6 +18,17 @@ pub trait QuotaCounter: Send + Sync + 'static {
         window_start: OffsetDateTime,
     ) -> impl Future<Output = Result<u32>> + Send;
 
+    /// The counter of `(subject, family, window_start)` as it stands, 0 when nothing was counted.
+    ///
+    /// # Errors
+    /// `Internal` or `Unavailable` on infrastructure failure.
+    fn count(
+        &self,
+        subject: &str,
+        family: QuotaFamily,
+        window_start: OffsetDateTime,
+    ) -> impl Future<Output = Result<u32>> + Send;
+
     /// Deletes windows that started before `before`; returns how many.
     ///
     /// # Errors

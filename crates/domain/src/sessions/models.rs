@@ -2,6 +2,7 @@
 
 use crate::apps::models::{Attribution, Identity};
 use crate::campaigns::models::{Campaign, LanguageTag, MAX_TEXT_ANSWER_CHARS, Question, QuestionKind, Register};
+use crate::challenges::models::{Challenge, SolvedChallenge, SpentChallenge};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{
     AppInstallId, AppUserId, CampaignId, DeviceId, EventId, LaunchKeyId, LaunchLinkId, RespondentId, SessionId,
@@ -49,6 +50,15 @@ pub enum Spend {
     Link(LaunchLinkId),
     /// A partner-signed token: its `jti` is remembered until `expires_at`.
     Token { key_id: LaunchKeyId, jti: String, expires_at: OffsetDateTime },
+    /// A solved challenge of an open campaign: its fingerprint is remembered until it expires.
+    Challenge(SpentChallenge),
+}
+
+impl Spend {
+    /// Whether the start came without a launch token, link or invitation.
+    pub fn is_unsigned(&self) -> bool {
+        matches!(self, Spend::Nothing | Spend::Challenge(_))
+    }
 }
 
 /// A session to create.
@@ -227,6 +237,8 @@ pub struct Access {
     /// The link given was spent on a session that was finished: the person has answered, and the
     /// page thanks them rather than showing the refusal.
     pub answered: bool,
+    /// The challenge a start from this visit must carry solved, when it needs one.
+    pub challenge: Option<Challenge>,
     pub language: LanguageTag,
     pub intro: Intro,
 }
@@ -273,6 +285,10 @@ pub struct StartInput {
     pub install_id: Option<String>,
     pub device_token: Option<String>,
     pub client: Option<Map<String, Value>>,
+    /// The network the start came from (a quota subject), when it came over one.
+    pub network: Option<String>,
+    /// The solved challenge an open start may need.
+    pub altcha: Option<SolvedChallenge>,
 }
 
 /// Why a start created nothing.

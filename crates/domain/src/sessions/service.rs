@@ -6,9 +6,13 @@ use crate::campaigns::models::{
     launch_key_seal_context, signature_required, token_invalid,
 };
 use crate::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenCodec};
+use crate::challenges::models::ChallengePolicy;
+use crate::challenges::ports::ProofOfWork;
+use crate::challenges::service::ChallengeGate;
 use crate::error::{Error, ErrorCode, RateLimitState, Refusal, Result};
 use crate::ids::{LaunchKeyId, LaunchLinkId, SessionId};
 use crate::outreach::ports::CallSessions;
+use crate::quota::ports::QuotaCounter;
 use crate::sessions::models::{
     Access, AccessState, AnswerInput, AnswerValue, Completion, Intro, MAX_CLIENT_LABEL_CHARS, MAX_CLIENT_LABELS,
     MAX_DEVICE_TOKEN_CHARS, MAX_INSTALL_ID_CHARS, MAX_LAUNCH_TOKEN_CHARS, NewSession, NotStarted, Progress,
@@ -35,20 +39,28 @@ pub struct Respondents<R, C, K, T> {
     clock: K,
     tokens: T,
     copies: CampaignCopies,
+    challenges: ChallengeGate,
 }
 
 impl<R, C, K, T> Respondents<R, C, K, T>
 where
-    R: CampaignRepository + LaunchRepository + SessionStore + AppRepository,
-    C: Crypto,
+    R: CampaignRepository + LaunchRepository + SessionStore + AppRepository + QuotaCounter,
+    C: Crypto + ProofOfWork,
     K: Clock,
     T: LaunchTokenCodec,
 {
     pub fn new(repo: R, crypto: C, clock: K, tokens: T) -> Self {
-        Self { repo, crypto, clock, tokens, copies: CampaignCopies::default() }
+        Self { repo, crypto, clock, tokens, copies: CampaignCopies::default(), challenges: ChallengeGate::default() }
     }
 
-    /// Forgets spent `jti`s of tokens that have expired: they can no longer verify anyway.
+    /// The same service under another challenge policy.
+    #[must_use]
+    pub fn with_challenges(self, policy: ChallengePolicy) -> Self {
+        Self { challenges: ChallengeGate::new(policy), ..self }
+    }
+
+    /// Forgets spent `jti`s of tokens, and spent challenges, that have expired: they can no longer
+    /// verify anyway.
     ///
     /// # Errors
     /// Port errors as they are.
@@ -71,11 +83,12 @@ where
             .ok_or_else(|| Error::not_found("campaign"))
     }
 
-    /// Checks a visit without spending anything.
+    /// Checks a visit from `network` without spending or counting anything. An open visit that
+    /// a start would need a solved challenge for is given one.
     ///
     /// # Errors
     /// `NotFound` for an unknown code; port errors.
-    pub async fn access(&self, code: &str, visit: &Visit) -> Result<Access> {
+    pub async fn access(&self, code: &str, visit: &Visit, network: Option<&str>) -> Result<Access> {
         let (campaign, survey) = self.campaign(code).await?;
         let verified = self.verify(&campaign, visit).await?;
         let (state, refusal) = match &verified {
@@ -96,6 +109,15 @@ where
             _ => None,
         };
         let facts = self.repo.visit_facts(campaign.workspace_id, campaign.id, spent_link).await?;
+        let now = self.clock.now();
+        let challenge = if verified.is_none()
+            && campaign.status == CampaignStatus::Active
+            && self.challenges.required(&self.repo, &campaign, network, now, false).await?
+        {
+            Some(self.challenges.issue(&self.crypto, &campaign.code, now))
+        } else {
+            None
+        };
         let intro = Intro {
             asked_by: facts.asked_by,
             privacy_notice_url: campaign.privacy_notice_url.clone(),
@@ -110,6 +132,7 @@ where
             state,
             refusal,
             answered: facts.link_answered,
+            challenge,
             language,
             intro,
         })
@@ -142,8 +165,10 @@ where
     ///
     /// # Errors
     /// `NotFound`; `ValidationFailed` for over-long fields; `LaunchSignatureRequired`;
-    /// `LaunchTokenInvalid` (also when a concurrent start spent the token first); `RateLimited`
-    /// when the campaign reached `quality.maxResponses`; port errors.
+    /// `LaunchTokenInvalid` (also when a concurrent start spent the token first);
+    /// `ChallengeRequired` for an open start that needs a solved challenge and has no usable one
+    /// (also when a concurrent start spent it first); `RateLimited` when the campaign reached
+    /// `quality.maxResponses`; port errors.
     pub async fn start(&self, code: &str, input: StartInput) -> Result<StartOutcome> {
         check_len("language", input.visit.language.as_deref(), 24)?;
         check_len("deviceToken", input.device_token.as_deref(), MAX_DEVICE_TOKEN_CHARS)?;
@@ -170,9 +195,16 @@ where
             }
             None => None,
         };
+        let now = self.clock.now();
+        let challenge = match verified {
+            Some(_) => None,
+            None if self.challenges.required(&self.repo, &campaign, input.network.as_deref(), now, true).await? => {
+                Some(self.challenges.check(&self.crypto, &self.crypto, &campaign.code, now, input.altcha.as_ref())?)
+            }
+            None => None,
+        };
         self.check_capacity(&campaign).await?;
 
-        let now = self.clock.now();
         let attribution = match crate::apps::service::attribution_key(
             &self.crypto,
             now,
@@ -186,7 +218,7 @@ where
         let token = self.crypto.random_base62(SESSION_TOKEN_LEN);
         let mut context = Map::new();
         let mut tags = Vec::new();
-        let mut spend = Spend::Nothing;
+        let mut spend = challenge.map_or(Spend::Nothing, Spend::Challenge);
         let mut session = NewSession {
             id: SessionId::new_random(),
             campaign_id: campaign.id,
@@ -450,8 +482,8 @@ fn readable_labels(client: Map<String, Value>) -> Map<String, Value> {
 /// A call drives the same sessions the page does, through the same checks.
 impl<R, C, K, T> CallSessions for Respondents<R, C, K, T>
 where
-    R: CampaignRepository + LaunchRepository + SessionStore + AppRepository,
-    C: Crypto,
+    R: CampaignRepository + LaunchRepository + SessionStore + AppRepository + QuotaCounter,
+    C: Crypto + ProofOfWork,
     K: Clock,
     T: LaunchTokenCodec,
 {

@@ -37,11 +37,15 @@ pub enum DigestPurpose {
     /// The voice provider's references of recordings, so a reported recording is stored once
     /// while the reference itself is kept only sealed.
     RecordingRef,
+    /// The signature of proof-of-work challenges' parameters.
+    ChallengeSignature,
+    /// The signature of a challenge's derived key, so a solution is checked without deriving it.
+    ChallengeKey,
 }
 
 impl DigestPurpose {
     /// Every purpose: a crypto adapter derives one key for each.
-    pub const ALL: [DigestPurpose; 16] = [
+    pub const ALL: [DigestPurpose; 18] = [
         DigestPurpose::ApiKey,
         DigestPurpose::IdempotencyFingerprint,
         DigestPurpose::LinkNonce,
@@ -58,6 +62,8 @@ impl DigestPurpose {
         DigestPurpose::ResultsPhrase,
         DigestPurpose::RespondentRef,
         DigestPurpose::RecordingRef,
+        DigestPurpose::ChallengeSignature,
+        DigestPurpose::ChallengeKey,
     ];
 
     pub const fn label(self) -> &'static str {
@@ -78,6 +84,8 @@ impl DigestPurpose {
             DigestPurpose::ResultsPhrase => "pulse/results-phrase/v1",
             DigestPurpose::RespondentRef => "pulse/respondent-ref/v1",
             DigestPurpose::RecordingRef => "pulse/recording-ref/v1",
+            DigestPurpose::ChallengeSignature => "pulse/challenge-signature/v1",
+            DigestPurpose::ChallengeKey => "pulse/challenge-key/v1",
         }
     }
 }

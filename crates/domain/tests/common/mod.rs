@@ -122,7 +122,7 @@ pub fn started(outcome: Result<StartOutcome>) -> StartedSession {
 }
 
 pub fn access_state(w: &World, code: &str, visit: &Visit) -> AccessState {
-    block_on(w.respondents.access(code, visit)).expect("access").state
+    block_on(w.respondents.access(code, visit, None)).expect("access").state
 }
 
 pub fn studio(business: BusinessId, permissions: &[&str]) -> StudioClaims {

@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use crate::campaigns::links::{LaunchLinkRow, LinkInserts};
 use crate::error::from_diesel;
-use crate::schema::{campaigns, launch_keys, launch_links, spent_launch_tokens};
+use crate::schema::{campaigns, launch_keys, launch_links, spent_challenges, spent_launch_tokens};
 use crate::store::{PgStore, TxError};
 
 #[derive(Queryable, Selectable)]
@@ -163,10 +163,15 @@ impl LaunchRepository for PgStore {
     }
 
     async fn purge_spent_tokens(&self, before: OffsetDateTime) -> Result<u64> {
-        let deleted = diesel::delete(spent_launch_tokens::table.filter(spent_launch_tokens::expires_at.lt(before)))
-            .execute(&mut self.conn().await?)
+        let mut conn = self.conn().await?;
+        let tokens = diesel::delete(spent_launch_tokens::table.filter(spent_launch_tokens::expires_at.lt(before)))
+            .execute(&mut conn)
             .await
             .map_err(from_diesel)?;
-        Ok(deleted as u64)
+        let challenges = diesel::delete(spent_challenges::table.filter(spent_challenges::expires_at.lt(before)))
+            .execute(&mut conn)
+            .await
+            .map_err(from_diesel)?;
+        Ok((tokens + challenges) as u64)
     }
 }

@@ -19,6 +19,8 @@ pub(crate) struct QualityJson {
     min_coverage_ratio: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     min_answer_words: Option<u32>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    require_challenge: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -63,6 +65,7 @@ impl From<&Quality> for QualityJson {
             min_duration_secs: q.min_duration_secs,
             min_coverage_ratio: q.min_coverage_ratio,
             min_answer_words: q.min_answer_words,
+            require_challenge: q.require_challenge,
         }
     }
 }
@@ -75,6 +78,7 @@ impl From<QualityJson> for Quality {
             min_duration_secs: q.min_duration_secs,
             min_coverage_ratio: q.min_coverage_ratio,
             min_answer_words: q.min_answer_words,
+            require_challenge: q.require_challenge,
         }
     }
 }

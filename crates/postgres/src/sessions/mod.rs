@@ -8,6 +8,7 @@ use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
 use pulse_domain::apps::models::{Attribution, Identity};
 use pulse_domain::campaigns::models::{LanguageTag, not_collecting, signature_required, token_invalid};
+use pulse_domain::challenges::models::challenge_required;
 use pulse_domain::ids::{AppInstallId, AppUserId, CampaignId, DeviceId, LaunchLinkId, SessionId, WorkspaceId};
 use pulse_domain::sessions::models::{
     Completion, NewSession, Progress, SessionRecord, SessionStatus, Spend, StoredAnswer, VisitFacts, already_completed,
@@ -82,6 +83,7 @@ impl SessionStore for PgStore {
         match self.writer::<SessionStarts>()?.submit((session.clone(), spend.clone())).await? {
             StartWritten::Started => Ok(()),
             StartWritten::LaunchUsed => Err(token_invalid()),
+            StartWritten::ChallengeUsed => Err(challenge_required("the challenge was used already")),
             StartWritten::SignatureRequired => Err(signature_required()),
             StartWritten::NotCollecting(status) => Err(not_collecting(status)),
         }

@@ -19,7 +19,7 @@ use crate::apps::statements::count_feedback;
 use crate::batch::{Flush, GroupCommit, SMALL_ROWS};
 use crate::campaigns::state::{CampaignState, campaign_states, stopped};
 use crate::error::{from_diesel, from_pool};
-use crate::schema::{launch_keys, launch_links, sessions, spent_launch_tokens};
+use crate::schema::{launch_keys, launch_links, sessions, spent_challenges, spent_launch_tokens};
 use crate::statement::Cached as _;
 
 #[derive(Insertable)]
@@ -75,6 +75,8 @@ pub(crate) enum StartWritten {
     Started,
     /// Its link or token was spent first, or its launch key revoked since it was checked.
     LaunchUsed,
+    /// Its solved challenge was spent first.
+    ChallengeUsed,
     /// It had no token and its campaign requires signed launches by now.
     SignatureRequired,
     /// Its campaign was paused or closed since the copy the start was checked on.
@@ -114,6 +116,8 @@ impl Flush for SessionStarts {
                         refused
                     } else if spend_for(conn, session, spend).await? {
                         StartWritten::Started
+                    } else if let Spend::Challenge(_) = spend {
+                        StartWritten::ChallengeUsed
                     } else {
                         StartWritten::LaunchUsed
                     };
@@ -142,7 +146,7 @@ impl Flush for SessionStarts {
 fn refusal(campaigns: &[CampaignState], session: &NewSession, spend: &Spend) -> Option<StartWritten> {
     if let Some(status) = stopped(campaigns, session.campaign_id.0) {
         Some(StartWritten::NotCollecting(status))
-    } else if *spend == Spend::Nothing && campaigns.iter().any(|c| c.id == session.campaign_id.0 && c.require_signed) {
+    } else if spend.is_unsigned() && campaigns.iter().any(|c| c.id == session.campaign_id.0 && c.require_signed) {
         Some(StartWritten::SignatureRequired)
     } else {
         None
@@ -203,6 +207,7 @@ fn spend_order(spend: &Spend) -> (u8, Uuid, String) {
         Spend::Nothing => (0, Uuid::nil(), String::new()),
         Spend::Link(id) => (1, id.0, String::new()),
         Spend::Token { key_id, jti, .. } => (2, key_id.0, jti.clone()),
+        Spend::Challenge(_) => (3, Uuid::nil(), String::new()),
     }
 }
 
@@ -210,6 +215,17 @@ fn spend_order(spend: &Spend) -> (u8, Uuid, String) {
 async fn spend_for(conn: &mut AsyncPgConnection, session: &NewSession, spend: &Spend) -> Result<bool, DieselError> {
     match spend {
         Spend::Nothing => Ok(true),
+        Spend::Challenge(spent) => {
+            let spent = diesel::insert_into(spent_challenges::table)
+                .values((
+                    spent_challenges::fingerprint.eq(&spent.fingerprint),
+                    spent_challenges::expires_at.eq(spent.expires_at),
+                ))
+                .on_conflict_do_nothing()
+                .execute(conn)
+                .await?;
+            Ok(spent == 1)
+        }
         Spend::Link(id) => {
             // The row lock makes a concurrent start wait here, then find the link spent.
             let spent = diesel::update(

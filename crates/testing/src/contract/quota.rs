@@ -14,6 +14,9 @@ pub async fn hits_count_per_subject_family_and_window<S: QuotaCounter>(store: S)
     assert_eq!(store.hit("key-a", QuotaFamily::Provision, window).await.expect("hit"), 1, "another family");
     let next = window + Duration::HOUR;
     assert_eq!(store.hit("key-a", QuotaFamily::Launch, next).await.expect("hit"), 1, "another window");
+    assert_eq!(store.count("key-a", QuotaFamily::Launch, window).await.expect("count"), 3, "read, not counted");
+    assert_eq!(store.count("key-a", QuotaFamily::Launch, window).await.expect("count"), 3);
+    assert_eq!(store.count("key-c", QuotaFamily::Launch, window).await.expect("count"), 0, "never counted");
 }
 
 pub async fn old_windows_are_purged<S: QuotaCounter>(store: S) {

@@ -1,7 +1,14 @@
 //! Fast, deterministic and deliberately insecure crypto for tests.
+use pulse_domain::challenges::models::{
+    ALGORITHM, CODE_DATA, Challenge, ChallengeParameters, ChallengeWork, KEY_LENGTH, Solution, SolvedChallenge,
+};
+use pulse_domain::challenges::ports::ProofOfWork;
 use pulse_domain::error::{Error, Result};
 use pulse_domain::shared::crypto::{Crypto, DigestPurpose};
+use pulse_domain::shared::hex;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
+use time::OffsetDateTime;
 
 /// A deterministic stand-in for the crypto adapter. NOT secure: its "encryption" only checks the
 /// context, its digests are plain FNV hashes, and its [`Crypto::sha256`] is not SHA-256 at all
@@ -85,4 +92,55 @@ impl Crypto for TestCrypto {
     fn hmac_sha256(&self, key: &[u8], data: &[u8]) -> [u8; 32] {
         Self::hmac_sha256(key, data)
     }
+}
+
+/// Challenges shaped like ALTCHA's, with FNV standing in for PBKDF2 and HMAC: fast, and only as
+/// hard to forge as the rest of this fake.
+impl ProofOfWork for TestCrypto {
+    fn issue(&self, work: ChallengeWork, code: &str, expires_at: OffsetDateTime) -> Challenge {
+        let nonce = hex::encode(self.random_base62(16).as_bytes());
+        let counter = work.max_tries / 2;
+        let key = fake_key(&nonce, counter);
+        let parameters = ChallengeParameters {
+            algorithm: ALGORITHM.to_owned(),
+            cost: work.iterations,
+            data: BTreeMap::from([(CODE_DATA.to_owned(), code.to_owned())]),
+            expires_at: expires_at.unix_timestamp(),
+            key_length: KEY_LENGTH,
+            key_prefix: hex::encode(&key[..16]),
+            key_signature: Some(hex::encode(&self.keyed_digest(DigestPurpose::ChallengeKey, &key))),
+            salt: hex::encode(self.random_base62(16).as_bytes()),
+            nonce,
+        };
+        let signature =
+            hex::encode(&self.keyed_digest(DigestPurpose::ChallengeSignature, format!("{parameters:?}").as_bytes()));
+        Challenge { parameters, signature }
+    }
+
+    fn verify(&self, solved: &SolvedChallenge) -> bool {
+        let p = &solved.challenge.parameters;
+        let signed = hex::encode(&self.keyed_digest(DigestPurpose::ChallengeSignature, format!("{p:?}").as_bytes()))
+            == solved.challenge.signature;
+        let solved_key = hex::decode(&solved.solution.derived_key).is_some_and(|key| {
+            Some(hex::encode(&self.keyed_digest(DigestPurpose::ChallengeKey, &key))) == p.key_signature
+        });
+        signed && solved_key
+    }
+}
+
+impl TestCrypto {
+    /// Solves a challenge of [`TestCrypto`]'s the way a client does: counting up from zero.
+    pub fn solve(challenge: &Challenge) -> SolvedChallenge {
+        let p = &challenge.parameters;
+        let counter =
+            (0..=u32::MAX).find(|c| hex::encode(&fake_key(&p.nonce, *c)[..16]) == p.key_prefix).unwrap_or_default();
+        SolvedChallenge {
+            challenge: challenge.clone(),
+            solution: Solution { counter, derived_key: hex::encode(&fake_key(&p.nonce, counter)) },
+        }
+    }
+}
+
+fn fake_key(nonce: &str, counter: u32) -> Vec<u8> {
+    (0..4u64).flat_map(|i| fnv(i, &[b"not-pbkdf2", nonce.as_bytes(), &counter.to_be_bytes()]).to_be_bytes()).collect()
 }

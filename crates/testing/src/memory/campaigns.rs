@@ -312,8 +312,9 @@ impl LaunchRepository for MemoryStore {
 
     async fn purge_spent_tokens(&self, before: OffsetDateTime) -> Result<u64> {
         let mut state = self.state();
-        let len = state.spent_tokens.len();
+        let len = state.spent_tokens.len() + state.spent_challenges.len();
         state.spent_tokens.retain(|_, expires_at| *expires_at >= before);
-        Ok((len - state.spent_tokens.len()) as u64)
+        state.spent_challenges.retain(|_, expires_at| *expires_at >= before);
+        Ok((len - state.spent_tokens.len() - state.spent_challenges.len()) as u64)
     }
 }

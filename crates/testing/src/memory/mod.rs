@@ -62,6 +62,7 @@ struct State {
     launch_links: HashMap<LaunchLinkId, LaunchLink>,
     /// `(campaign, jti)` of partner tokens that started a session, with the token's expiry.
     spent_tokens: HashMap<(CampaignId, String), OffsetDateTime>,
+    spent_challenges: HashMap<Vec<u8>, OffsetDateTime>,
     sessions: HashMap<SessionId, SessionRow>,
     devices: Vec<DeviceRow>,
     installs: Vec<InstallRow>,

@@ -13,6 +13,10 @@ impl QuotaCounter for MemoryStore {
         Ok(*count)
     }
 
+    async fn count(&self, subject: &str, family: QuotaFamily, window_start: OffsetDateTime) -> Result<u32> {
+        Ok(self.state().quota_windows.get(&(subject.to_owned(), family, window_start)).copied().unwrap_or(0))
+    }
+
     async fn purge_quota_windows(&self, before: OffsetDateTime) -> Result<u64> {
         let mut state = self.state();
         let len = state.quota_windows.len();

@@ -1,6 +1,7 @@
 //! Respondent sessions in memory.
 use super::*;
 use pulse_domain::campaigns::models::{CampaignStatus, not_collecting, signature_required, token_invalid};
+use pulse_domain::challenges::models::challenge_required;
 use pulse_domain::error::{Error, Result};
 use pulse_domain::ids::{CampaignId, LaunchLinkId, SessionId, WorkspaceId};
 use pulse_domain::sessions::models::{
@@ -19,7 +20,7 @@ impl SessionStore for MemoryStore {
         if stored.status != CampaignStatus::Active {
             return Err(not_collecting(stored.status));
         }
-        if *spend == Spend::Nothing && stored.require_signed {
+        if spend.is_unsigned() && stored.require_signed {
             return Err(signature_required());
         }
         if state.sessions.contains_key(&session.id) {
@@ -27,6 +28,12 @@ impl SessionStore for MemoryStore {
         }
         match spend {
             Spend::Nothing => {}
+            Spend::Challenge(spent) => {
+                if state.spent_challenges.contains_key(&spent.fingerprint) {
+                    return Err(challenge_required("the challenge was used already"));
+                }
+                state.spent_challenges.insert(spent.fingerprint.clone(), spent.expires_at);
+            }
             Spend::Link(id) => {
                 let link = state
                     .launch_links

@@ -92,6 +92,11 @@ pub struct QualityRequest {
     #[schema(minimum = 0)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_answer_words: Option<i64>,
+    /// True: every start without a launch token or invitation must carry a solved proof-of-work
+    /// challenge (`altcha`), not only starts beyond the operator's hourly rates. Open campaigns
+    /// only; shown when true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub require_challenge: Option<bool>,
 }
 
 impl From<QualityRequest> for QualityInput {
@@ -102,6 +107,7 @@ impl From<QualityRequest> for QualityInput {
             min_duration_secs: q.min_duration_secs,
             min_coverage_ratio: q.min_coverage_ratio,
             min_answer_words: q.min_answer_words,
+            require_challenge: q.require_challenge,
         }
     }
 }
@@ -114,6 +120,7 @@ impl From<&Quality> for QualityRequest {
             min_duration_secs: q.min_duration_secs.map(i64::from),
             min_coverage_ratio: q.min_coverage_ratio,
             min_answer_words: q.min_answer_words.map(i64::from),
+            require_challenge: q.require_challenge.then_some(true),
         }
     }
 }

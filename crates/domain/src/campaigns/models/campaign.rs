@@ -129,6 +129,9 @@ pub struct Quality {
     pub min_duration_secs: Option<u32>,
     pub min_coverage_ratio: Option<f64>,
     pub min_answer_words: Option<u32>,
+    /// Whether every open start must carry a solved proof-of-work challenge, not only those
+    /// made under pressure.
+    pub require_challenge: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -198,6 +201,7 @@ pub struct QualityInput {
     pub min_duration_secs: Option<i64>,
     pub min_coverage_ratio: Option<f64>,
     pub min_answer_words: Option<i64>,
+    pub require_challenge: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -314,6 +318,7 @@ impl Provision {
                 other => other,
             },
             min_answer_words: to_u32(ranged("quality.minAnswerWords", q.min_answer_words, 0, wide)?),
+            require_challenge: q.require_challenge.unwrap_or(false),
         };
         if let (Some(target), Some(max)) = (quality.target_count, quality.max_responses)
             && target > max
