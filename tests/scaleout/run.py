@@ -79,6 +79,9 @@ def replica_env(pg_url: str, base_url: str, key: str) -> dict[str, str]:
         # out of their way (quotas are per key or network, and every load here is one network).
         "PULSE_QUOTAS": f"identity={QUOTA_N},campaign_read=1000000,launch=1000000,start_attempt=1000000,"
                         "session_write=1000000,webhook=1000000,provision=100000,workspace_create=10000",
+        # Every start here comes from one network: no start challenge for the load's pressure.
+        "PULSE_CHALLENGE_NETWORK_STARTS": "off",
+        "PULSE_CHALLENGE_CAMPAIGN_STARTS": "off",
         "PULSE_WEBHOOK_TIMEOUT_SECS": str(WEBHOOK_TIMEOUT),
         "PULSE_WEBHOOK_RETRY_DELAYS": RETRY_DELAYS,
         "PULSE_WEBHOOK_MAX_ATTEMPTS": str(MAX_ATTEMPTS),

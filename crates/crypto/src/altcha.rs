@@ -117,3 +117,160 @@ impl ProofOfWork for RingCrypto {
         signed && solved_key
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
+    use pulse_domain::challenges::models::Solution;
+    use time::macros::datetime;
+
+    use super::*;
+    use crate::master_key::MasterKey;
+
+    const WORK: ChallengeWork = ChallengeWork { iterations: 1_000, max_tries: 40 };
+
+    fn ring(byte: u8) -> RingCrypto {
+        RingCrypto::new(&MasterKey::from_base64(&STANDARD.encode([byte; 32])).expect("key"))
+    }
+
+    fn issued(crypto: &RingCrypto) -> Challenge {
+        crypto.issue(WORK, "spring-pulse", datetime!(2026-03-02 10:10 UTC))
+    }
+
+    /// The challenge as ALTCHA's own crate reads it from the wire.
+    fn as_altcha(challenge: &Challenge) -> altcha::Challenge {
+        let p = &challenge.parameters;
+        let wire = serde_json::json!({
+            "parameters": {
+                "algorithm": p.algorithm, "cost": p.cost, "data": p.data, "expiresAt": p.expires_at,
+                "keyLength": p.key_length, "keyPrefix": p.key_prefix, "keySignature": p.key_signature,
+                "nonce": p.nonce, "salt": p.salt,
+            },
+            "signature": challenge.signature,
+        });
+        serde_json::from_value(wire).expect("an ALTCHA challenge")
+    }
+
+    /// Solved by ALTCHA's reference solver, as any client of the protocol would.
+    fn solved_by_altcha(challenge: &Challenge) -> SolvedChallenge {
+        let found = altcha::solve_challenge(altcha::SolveChallengeOptions::new(&as_altcha(challenge)))
+            .expect("solvable")
+            .expect("solved in time");
+        SolvedChallenge {
+            challenge: challenge.clone(),
+            solution: Solution { counter: found.counter, derived_key: found.derived_key },
+        }
+    }
+
+    #[test]
+    fn altchas_solver_solves_a_challenge_and_the_solution_verifies() {
+        let crypto = ring(7);
+        let challenge = issued(&crypto);
+        let p = &challenge.parameters;
+        assert_eq!((p.algorithm.as_str(), p.cost, p.key_length), ("PBKDF2/SHA-256", 1_000, 32));
+        assert_eq!(challenge.code(), Some("spring-pulse"));
+        assert_eq!(p.expires_at, datetime!(2026-03-02 10:10 UTC).unix_timestamp());
+        let solved = solved_by_altcha(&challenge);
+        assert!(
+            (WORK.max_tries / 2..=WORK.max_tries).contains(&solved.solution.counter),
+            "{}",
+            solved.solution.counter
+        );
+        assert!(crypto.verify(&solved));
+    }
+
+    #[test]
+    fn the_counters_are_spread_over_the_upper_half_of_the_tries() {
+        let crypto = ring(7);
+        let counters: std::collections::BTreeSet<u32> =
+            (0..12).map(|_| solved_by_altcha(&issued(&crypto)).solution.counter).collect();
+        assert!(counters.iter().all(|c| (20..=40).contains(c)), "{counters:?}");
+        assert!(counters.len() > 3, "drawn, not fixed: {counters:?}");
+    }
+
+    #[test]
+    fn a_wrong_key_a_changed_parameter_or_another_servers_challenge_does_not_verify() {
+        let crypto = ring(7);
+        let solved = solved_by_altcha(&issued(&crypto));
+
+        let mut wrong_key = solved.clone();
+        wrong_key.solution.derived_key = hex::encode(&[0u8; 32]);
+        assert!(!crypto.verify(&wrong_key));
+        let mut not_hex = solved.clone();
+        not_hex.solution.derived_key = "zz".to_owned();
+        assert!(!crypto.verify(&not_hex));
+
+        let changes: [fn(&mut ChallengeParameters); 5] = [
+            |p| p.cost = 1,
+            |p| p.expires_at += 3600,
+            |p| {
+                p.data.insert(CODE_DATA.to_owned(), "other-campaign".to_owned());
+            },
+            |p| p.key_prefix = "00".to_owned(),
+            |p| p.key_signature = None,
+        ];
+        for change in changes {
+            let mut changed = solved.clone();
+            change(&mut changed.challenge.parameters);
+            assert!(!crypto.verify(&changed), "{:?}", changed.challenge.parameters);
+        }
+        assert!(!ring(8).verify(&solved), "keys derived from another master key");
+    }
+
+    #[test]
+    fn the_signature_covers_the_parameters_as_altcha_writes_them() {
+        let crypto = ring(7);
+        let challenge = issued(&crypto);
+        let altcha_json = serde_json::to_value(as_altcha(&challenge).parameters).expect("json");
+        let ours: serde_json::Value = serde_json::from_slice(&canonical(&challenge.parameters)).expect("json");
+        assert_eq!(ours, altcha_json);
+        let text = String::from_utf8(canonical(&challenge.parameters)).expect("utf-8");
+        let keys: Vec<&str> =
+            ["algorithm", "cost", "data", "expiresAt", "keyLength", "keyPrefix", "keySignature", "nonce", "salt"]
+                .into_iter()
+                .collect();
+        let positions: Vec<usize> = keys.iter().map(|k| text.find(&format!("\"{k}\"")).expect(k)).collect();
+        assert!(positions.is_sorted(), "sorted keys: {text}");
+        assert!(!text.contains(' '), "no spaces: {text}");
+    }
+
+    /// What a challenge costs at the default settings: issuing it here, checking a solution, and
+    /// solving it with ALTCHA's solver (what `pulse_partner::challenge` runs). A measurement, not a
+    /// test: `cargo test --release -p pulse-crypto measure_ -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement; run in release"]
+    fn measure_the_cost_of_a_challenge_at_the_default_settings() {
+        let crypto = ring(7);
+        let work = pulse_domain::challenges::models::ChallengePolicy::default().work;
+        let runs = 40;
+        let mut issue = std::time::Duration::ZERO;
+        let mut verify = std::time::Duration::ZERO;
+        let mut solve = Vec::new();
+        for _ in 0..runs {
+            let started = std::time::Instant::now();
+            let challenge = crypto.issue(work, "spring-pulse", datetime!(2026-03-02 10:10 UTC));
+            issue += started.elapsed();
+            let started = std::time::Instant::now();
+            let solved = solved_by_altcha(&challenge);
+            solve.push(started.elapsed());
+            let started = std::time::Instant::now();
+            assert!(crypto.verify(&solved));
+            verify += started.elapsed();
+        }
+        solve.sort();
+        let total: std::time::Duration = solve.iter().sum();
+        eprintln!(
+            "{runs} challenges of {} iterations, up to {} tries: issue {:?} each, verify {:?} each, \
+             solve median {:?}, slowest {:?}, mean {:?}: {:.2} solved starts per core-second",
+            work.iterations,
+            work.max_tries,
+            issue / runs,
+            verify / runs,
+            solve[solve.len() / 2],
+            solve[solve.len() - 1],
+            total / runs,
+            f64::from(runs) / total.as_secs_f64(),
+        );
+    }
+}

@@ -4,6 +4,7 @@
 mod analysis;
 mod apps;
 mod campaigns;
+mod challenges;
 mod common;
 mod exports;
 mod idempotency;

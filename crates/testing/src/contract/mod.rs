@@ -331,6 +331,7 @@ macro_rules! contract_suite {
                 spent_partner_tokens_are_forgotten_once_expired,
                 a_link_is_spent_once_and_never_after_it_expires,
                 two_concurrent_starts_spend_a_link_once,
+                a_solved_challenge_starts_one_session_until_it_is_forgotten,
                 a_start_the_store_cannot_write_fails_alone,
                 starts_arriving_together_are_each_answered_by_their_own_campaign,
                 a_start_without_a_token_is_refused_once_the_campaign_requires_signing,

@@ -1,9 +1,10 @@
 //! `LaunchRepository` and `SessionStore`: a launch link or a partner token starts one session,
-//! and spent tokens are remembered until they expire.
+//! and spent tokens and challenges are remembered until they expire.
 
 use pulse_domain::ErrorCode;
 use pulse_domain::campaigns::models::{LINK_LIFETIME, LanguageTag, LaunchClaims, Transition};
 use pulse_domain::campaigns::ports::LaunchTokenCodec;
+use pulse_domain::challenges::models::SpentChallenge;
 use pulse_domain::ids::{CampaignId, LaunchLinkId, SessionId};
 use pulse_domain::sessions::models::{NewSession, Spend, StartInput, StartOutcome};
 use pulse_domain::shared::clock::Clock;
@@ -88,6 +89,34 @@ pub async fn two_concurrent_starts_spend_a_link_once<S: Store>(store: S) {
     let (first, second) = futures_util::future::join(w.start(code, &token), w.start(code, &token)).await;
     let refused: Vec<ErrorCode> = [first, second].into_iter().filter_map(|r| r.err().map(|e| e.code())).collect();
     assert_eq!(refused, [ErrorCode::LaunchTokenInvalid], "exactly one start wins");
+}
+
+pub async fn a_solved_challenge_starts_one_session_until_it_is_forgotten<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let campaign = w.open_campaign(&partner).await.campaign;
+    let now = w.clock.now();
+    let expiry = now + Duration::minutes(10);
+    let spend =
+        |fingerprint: &[u8]| Spend::Challenge(SpentChallenge { fingerprint: fingerprint.to_vec(), expires_at: expiry });
+    let session = || plain_session(campaign.id, now);
+
+    // Two starts with one solution at once, and a third with another: one of the pair wins.
+    let (first, second, other) = futures_util::future::join3(
+        w.store.start_session(&session(), &spend(b"solution-1")),
+        w.store.start_session(&session(), &spend(b"solution-1")),
+        w.store.start_session(&session(), &spend(b"solution-2")),
+    )
+    .await;
+    let refused: Vec<ErrorCode> = [first, second].into_iter().filter_map(|r| r.err().map(|e| e.code())).collect();
+    assert_eq!(refused, [ErrorCode::ChallengeRequired], "exactly one start wins");
+    other.expect("another solution");
+    let replay = w.store.start_session(&session(), &spend(b"solution-2")).await.expect_err("spent");
+    assert_eq!(replay.code(), ErrorCode::ChallengeRequired);
+
+    assert_eq!(w.store.purge_spent_tokens(expiry).await.expect("purge"), 0, "kept while it can verify");
+    assert_eq!(w.store.purge_spent_tokens(expiry + Duration::SECOND).await.expect("purge"), 2);
+    w.store.start_session(&session(), &spend(b"solution-1")).await.expect("forgotten, though expired for the domain");
 }
 
 pub async fn a_start_the_store_cannot_write_fails_alone<S: Store>(store: S) {
