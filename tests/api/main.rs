@@ -4,6 +4,7 @@ mod apps;
 mod audience;
 mod browser;
 mod campaigns;
+mod challenges;
 mod cli;
 mod differencing;
 mod erasure;

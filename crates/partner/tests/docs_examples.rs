@@ -1,6 +1,8 @@
 //! The Python and Node examples of `docs/webhooks.md`, run exactly as written against the shared
 //! vectors: each block is copied from the page into a file, followed by a few lines that read
-//! `vectors.json` and check every case. Needs `python3` and `node` (18 or newer).
+//! `vectors.json` and check every case. Needs `python3` and `node` (18 or newer). The README's
+//! Rust example of solving a challenge is checked to be the doc example of `challenge::solve`,
+//! which `cargo test` runs.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,7 +13,7 @@ fn docs() -> String {
 
 /// The first fenced block of `language` after `heading`.
 fn block(docs: &str, heading: &str, language: &str) -> String {
-    let from = docs.find(heading).unwrap_or_else(|| panic!("`{heading}` in docs/webhooks.md"));
+    let from = docs.find(heading).unwrap_or_else(|| panic!("`{heading}` in the page"));
     let fence = format!("```{language}\n");
     let open = from + docs[from..].find(&fence).unwrap_or_else(|| panic!("a {language} block after {heading}"));
     let body = &docs[open + fence.len()..];
@@ -79,4 +81,22 @@ if (vectors.webhook.length < 10 || failed.length > 0) {
 }
 "#;
     run("node", &(block(&docs(), "**Node.js**", "js") + checks), "mjs");
+}
+
+#[test]
+fn the_readmes_challenge_example_is_the_doc_example_that_runs() {
+    let read = |path: &str| {
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path))
+            .unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    let readme = block(&read("README.md"), "## Solving a start challenge", "rust");
+    let doc_comments: String = read("src/challenge.rs")
+        .lines()
+        .filter_map(|line| line.trim_start().strip_prefix("///"))
+        .map(|line| format!("{}\n", line.strip_prefix(' ').unwrap_or(line)))
+        .collect();
+    // What rustdoc shows: the example without its hidden lines.
+    let example = block(&doc_comments, "# Example", "rust");
+    let shown: Vec<&str> = example.lines().filter(|line| *line != "#" && !line.starts_with("# ")).collect();
+    assert_eq!(readme, shown.join("\n"));
 }
