@@ -17,7 +17,7 @@ use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 
 use crate::helpers::campaigns::{CAMPAIGN_SCOPES, code_of, id_of};
-use crate::helpers::{TestApp, captured_logs, free_port, spawn_app};
+use crate::helpers::{TestApp, captured_logs, envelope, free_port, spawn_app, spawn_app_with};
 use crate::outreach::{MailServer, eventually, outreach_app};
 use crate::receiver::Receiver;
 
@@ -487,8 +487,13 @@ async fn ten_people_answer_through_the_page_and_the_results_read_as_their_words_
 }
 
 /// One person: consent, the rating, the two open answers, finish.
-async fn answer_as(browser: &Browser, url: &str, person: usize, (rating, why, improve): (i64, &str, &str)) {
+async fn answer_as(browser: &Browser, url: &str, person: usize, answers: (i64, &str, &str)) {
     browser.client.goto(url).await.expect("open the link");
+    answer_opened(browser, person, answers).await;
+}
+
+/// The same on a page already open.
+async fn answer_opened(browser: &Browser, person: usize, (rating, why, improve): (i64, &str, &str)) {
     browser.testid("consent-button").await.click().await.expect("consent");
     browser.wait_for("[data-testid=screen-question][data-question-index=\"1\"]").await;
     browser.testid(&format!("rating-option-{rating}")).await.click().await.expect("rate");
@@ -531,6 +536,87 @@ async fn an_emailed_invitation_is_answered_in_the_browser_and_thanked() {
     assert!(thanks.iter().any(|m| m.subject.starts_with("Thank you") && m.survey_path().is_none()), "{thanks:?}");
 }
 
+/// A short English survey, open to anyone with its code.
+fn open_survey(quality: Value) -> Value {
+    json!({
+        "brief": {"intentText": "How was your last delivery with us?", "constraints": {"questionCount": 3, "languages": ["en"]}},
+        "quality": quality,
+    })
+}
+
+/// An open campaign that asks every start for a solved challenge: the page solves the access
+/// check's in its worker while the person reads the consent screen, and starts with it.
+#[tokio::test]
+async fn an_open_campaign_asking_for_a_challenge_is_answered_with_it_solved_in_a_worker() {
+    let app = spawn_app().await;
+    let partner = app.campaign_partner().await;
+    let key = &partner.key.key;
+    let (id, code) = launched(&app, key, &open_survey(json!({"requireChallenge": true}))).await;
+    let access: Value = app.access(&code, &[]).await.json().await.expect("json");
+    assert_eq!(access["challenge"]["parameters"]["data"]["code"], json!(code), "{access}");
+    // Nothing starts without a solution, so the page's session shows it solved one.
+    let (status, refusal, _) = envelope(app.start(&code, &json!({"consentGiven": true})).await).await;
+    assert_eq!((status, refusal.as_str()), (403, "CHALLENGE_REQUIRED"));
+
+    let test = "an_open_campaign_asking_for_a_challenge_is_answered_with_it_solved_in_a_worker";
+    let browser = Browser::open(test).await;
+    let url = app.url(&format!("/p/{code}"));
+    let outcome = AssertUnwindSafe(async {
+        answer_as(&browser, &url, 0, (5, "The driver was friendly and quick.", "Nothing, thanks.")).await;
+        report_solve_time(&browser, test).await;
+        browser.assert_same_origin(&app).await;
+    })
+    .catch_unwind()
+    .await;
+    browser.close(outcome).await;
+
+    let read: Value = app.get_campaign(key, &id).await.json().await.expect("json");
+    assert_eq!(read["counts"]["completed"], json!(1), "{}", read["counts"]);
+    assert_eq!(app.count_rows("spent_challenges").await, 1, "the page's session spent its solution");
+}
+
+/// The open starts from one network pass the hourly rate after the page checked access, which
+/// then had no challenge: start refuses the page's first try, and the page solves the challenge of
+/// a fresh access check and starts with it.
+#[tokio::test]
+async fn a_challenge_needed_only_after_the_page_loaded_is_solved_and_start_tried_again() {
+    let app = spawn_app_with(|settings| settings.challenges.network_starts_per_hour = Some(1)).await;
+    let partner = app.campaign_partner().await;
+    let key = &partner.key.key;
+    let (id, code) = launched(&app, key, &open_survey(json!({}))).await;
+
+    let test = "a_challenge_needed_only_after_the_page_loaded_is_solved_and_start_tried_again";
+    let browser = Browser::open(test).await;
+    let url = app.url(&format!("/p/{code}"));
+    let outcome = AssertUnwindSafe(async {
+        browser.client.goto(&url).await.expect("open the link");
+        browser.testid("consent-button").await;
+        let access: Value = app.access(&code, &[]).await.json().await.expect("json");
+        assert_eq!(access["challenge"], Value::Null, "the first open start needs none: {access}");
+        // Someone else on the same network starts first: the page's start is one too many.
+        app.started(&code, &json!({})).await;
+        answer_opened(&browser, 0, (4, "On time and well packed.", "Nothing, thanks.")).await;
+        report_solve_time(&browser, test).await;
+    })
+    .catch_unwind()
+    .await;
+    browser.close(outcome).await;
+
+    let read: Value = app.get_campaign(key, &id).await.json().await.expect("json");
+    assert_eq!(read["counts"]["completed"], json!(1), "{}", read["counts"]);
+    assert_eq!(app.count_rows("sessions").await, 2, "the other start's and the page's");
+    assert_eq!(app.count_rows("spent_challenges").await, 1, "the page's session spent its solution");
+}
+
+/// Prints how long the page's worker took to solve its challenge, which the page notes on the
+/// document element (nothing on screen changes): timings are for the log, never asserted.
+#[allow(clippy::print_stderr)]
+async fn report_solve_time(browser: &Browser, test: &str) {
+    let noted = browser.script("return document.documentElement.dataset.challengeMs ?? null;").await;
+    let ms: u64 = noted.as_str().and_then(|ms| ms.parse().ok()).unwrap_or_else(|| panic!("a solve time: {noted}"));
+    eprintln!("{test}: Chromium solved the challenge in {ms} ms");
+}
+
 /// A partner whose workspace is called `name`, as a person sees it on the consent screen.
 async fn partner_named(app: &TestApp, name: &str) -> String {
     let business = app.create_business().await;
@@ -542,18 +628,23 @@ async fn partner_named(app: &TestApp, name: &str) -> String {
     key.key
 }
 
-/// Provisions `body`, launches it and mints a link in `language`: the campaign's code and the
-/// link on the test server.
-async fn launched_link(app: &TestApp, key: &str, body: &Value, language: &str) -> (String, reqwest::Url) {
+/// Provisions `body` and launches it: the campaign's id and code.
+async fn launched(app: &TestApp, key: &str, body: &Value) -> (String, String) {
     let provisioned = app.provision(key, body).await;
     let status = provisioned.status();
     let provisioned: Value = provisioned.json().await.expect("json");
     assert_eq!(status, 201, "{provisioned}");
-    let campaign = &provisioned["campaign"];
-    let launched = app.launch_campaign(key, id_of(campaign)).await;
+    let launched = app.launch_campaign(key, id_of(&provisioned["campaign"])).await;
     assert_eq!(launched.status(), 200);
-    let code = code_of(&launched.json::<Value>().await.expect("json")).to_owned();
-    let minted = app.mint_link(key, &json!({"campaignId": id_of(campaign), "language": language})).await;
+    let launched: Value = launched.json().await.expect("json");
+    (id_of(&launched).to_owned(), code_of(&launched).to_owned())
+}
+
+/// Provisions `body`, launches it and mints a link in `language`: the campaign's code and the
+/// link on the test server.
+async fn launched_link(app: &TestApp, key: &str, body: &Value, language: &str) -> (String, reqwest::Url) {
+    let (id, code) = launched(app, key, body).await;
+    let minted = app.mint_link(key, &json!({"campaignId": id, "language": language})).await;
     assert_eq!(minted.status(), 201);
     let minted: Value = minted.json().await.expect("json");
     (code, on_test_server(app, minted["url"].as_str().expect("url")))

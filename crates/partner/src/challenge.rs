@@ -7,7 +7,7 @@ use serde::Deserialize as _;
 use serde_json::{Value, json};
 
 /// How long [`solve`] searches. Pulse's default challenge (5,000 PBKDF2 iterations a
-/// try, at most 200 tries) is a fraction of a second on a laptop and a few seconds on a slow
+/// try, at most 1,000 tries) is about half a second on a laptop and a few seconds on a slow
 /// phone; 30 seconds leaves room for an operator's costlier setting, and ends well within the
 /// shortest life Pulse gives a challenge (60 seconds), so a solution found in time still starts.
 pub const SOLVE_TIMEOUT: Duration = Duration::from_secs(30);

@@ -1,7 +1,7 @@
 //! The respondent page: one static HTML shell at `/p/{code}` and `/s/{code}/{nonce}`, and its
-//! script, style, icon and fonts, compiled into the binary. The script reads the code, the nonce and the
-//! tokens in the browser and calls the public routes on the same origin; nothing a visitor sends is
-//! ever written into what is served here.
+//! script, the worker that solves challenges, style, icon and fonts, compiled into the binary. The
+//! script reads the code, the nonce and the tokens in the browser and calls the public routes on
+//! the same origin; nothing a visitor sends is ever written into what is served here.
 
 pub mod unsubscribe;
 
@@ -17,6 +17,7 @@ use crate::state::Platform;
 
 const HTML: &str = include_str!("assets/page.html");
 const SCRIPT: &str = include_str!("assets/page.js");
+const SOLVER: &str = include_str!("assets/solver.js");
 const STYLE: &str = include_str!("assets/page.css");
 const ICON: &str = include_str!("assets/icon.svg");
 
@@ -34,7 +35,8 @@ const FONTS: [(&str, &[u8]); 6] = [
 ];
 
 /// Only the page's own origin, no inline script or style, no framing, no form posts: a link's
-/// tokens must never reach another site, and nothing injected could run.
+/// tokens must never reach another site, and nothing injected could run. The challenge worker is
+/// a script of the page's own too: without `worker-src`, `script-src 'self'` allows it.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
      connect-src 'self'; img-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; \
      frame-ancestors 'none'";
@@ -86,14 +88,17 @@ static ASSETS: LazyLock<Assets> = LazyLock::new(|| {
     let style = FONTS.iter().zip(&fonts).fold(STYLE.to_owned(), |style, ((stem, _), font)| {
         style.replace(&format!("{{{{font:{stem}}}}}"), &font.path())
     });
-    let script = Asset::new("page", "js", "text/javascript; charset=utf-8", Bytes::from_static(SCRIPT.as_bytes()));
+    let solver = Asset::new("solver", "js", "text/javascript; charset=utf-8", Bytes::from_static(SOLVER.as_bytes()));
+    // The script names the worker by version, so it is versioned after it.
+    let script = SCRIPT.replace("{{solver}}", &solver.path());
+    let script = Asset::new("page", "js", "text/javascript; charset=utf-8", Bytes::from(script));
     let style = Asset::new("page", "css", "text/css; charset=utf-8", Bytes::from(style));
     let icon = Asset::new("icon", "svg", "image/svg+xml", Bytes::from_static(ICON.as_bytes()));
     let html = HTML
         .replace("{{script}}", &script.path())
         .replace("{{style}}", &style.path())
         .replace("{{icon}}", &icon.path());
-    let mut files = vec![script, style, icon];
+    let mut files = vec![script, solver, style, icon];
     files.extend(fonts);
     Assets { html, files }
 });
@@ -191,16 +196,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_shell_and_the_style_sheet_name_every_asset_by_version() {
+    fn the_shell_the_script_and_the_style_sheet_name_every_asset_by_version() {
         assert!(!ASSETS.html.contains("{{"), "a placeholder is left in the HTML");
-        let style = ASSETS.files.iter().find(|f| f.name.ends_with(".css")).expect("the style sheet");
-        let style = std::str::from_utf8(&style.body).expect("text");
+        let text = |stem: &str, extension: &str| {
+            let file = ASSETS
+                .files
+                .iter()
+                .find(|f| f.name.starts_with(&format!("{stem}-")) && f.name.ends_with(extension))
+                .expect("the asset");
+            std::str::from_utf8(&file.body).expect("text")
+        };
+        let (style, script) = (text("page", ".css"), text("page", ".js"));
         assert!(!style.contains("{{"), "a placeholder is left in the style sheet");
+        assert!(!script.contains("{{"), "a placeholder is left in the script");
         for file in &ASSETS.files {
-            let referrer = if file.name.ends_with(".woff2") { style } else { ASSETS.html.as_str() };
+            let referrer = if file.name.ends_with(".woff2") {
+                style
+            } else if file.name.starts_with("solver-") {
+                script
+            } else {
+                ASSETS.html.as_str()
+            };
             assert!(referrer.contains(&format!("\"{}\"", file.path())), "{} is referred to", file.name);
         }
-        assert_eq!(ASSETS.files.len(), 3 + FONTS.len());
+        assert_eq!(ASSETS.files.len(), 4 + FONTS.len());
         assert_ne!(fingerprint(b"a"), fingerprint(b"b"));
     }
 

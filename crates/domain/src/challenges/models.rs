@@ -88,7 +88,7 @@ pub struct ChallengePolicy {
 impl Default for ChallengePolicy {
     fn default() -> Self {
         Self {
-            work: ChallengeWork { iterations: 5_000, max_tries: 200 },
+            work: ChallengeWork { iterations: 5_000, max_tries: 1_000 },
             lifetime: Duration::minutes(10),
             network_starts_per_hour: Some(20),
             campaign_starts_per_hour: Some(500),

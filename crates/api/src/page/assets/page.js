@@ -13,6 +13,8 @@
   }
 
   const API = "/api/v1/public/pulse/";
+  // The worker that solves challenges; the service writes in its versioned path when serving this.
+  const SOLVER = "{{solver}}";
   const MAX_TEXT = 4000;
   const TOKEN = "[A-Za-z0-9_-]{1,64}";
   const LINK = new RegExp(`^/(?:p/(${TOKEN})|s/(${TOKEN})/(${TOKEN}))$`);
@@ -845,6 +847,9 @@
   // its questions, which the page's own words follow: formal until the campaign says otherwise.
   let campaign = null;
   let register = "formal";
+  // The access check's challenge being solved in the worker: resolves to the `altcha` start
+  // sends, null without one.
+  let solving = null;
   let session = null;
   let current = 0;
   let busy = false;
@@ -948,15 +953,19 @@
     return `${encodeURIComponent(visit.code)}/${rest}`;
   }
 
-  async function checkAccess() {
-    message("loading", "loading");
+  function accessRoute() {
     const params = new URLSearchParams();
     if (visit.launchToken) params.set("lt", visit.launchToken);
     if (visit.invitation) params.set("invitation", visit.invitation);
     if (visit.language) params.set("lang", visit.language);
+    return codePath(`access?${params}`);
+  }
+
+  async function checkAccess() {
+    message("loading", "loading");
     let reply;
     try {
-      reply = await call("GET", codePath(`access?${params}`));
+      reply = await call("GET", accessRoute());
     } catch {
       return failed(checkAccess);
     }
@@ -971,7 +980,36 @@
     if (reply.data.answered === true) return message("answered", "answeredTitle", "answeredBody");
     if (reply.data.refusal) return openFromApp(reply.data.state === "INVALID");
     if (campaign?.collecting === false) return message("closed", "closedTitle", "closedBody");
+    // Solved while the person reads the consent screen, so start rarely has to wait for it.
+    solving = reply.data.challenge ? solve(reply.data.challenge) : null;
     return consent();
+  }
+
+  // Solves a challenge in the worker, off the page's thread: the `altcha` for start, or null when
+  // it cannot be solved here (start then says whether it was needed). How long solving took goes
+  // on the document element, unseen, for whoever measures the page.
+  function solve(challenge) {
+    return new Promise((resolve) => {
+      const worker = new Worker(SOLVER);
+      const done = (solution) => {
+        worker.terminate();
+        if (solution) document.documentElement.dataset.challengeMs = String(solution.time);
+        resolve(solution ? { challenge, solution } : null);
+      };
+      worker.addEventListener("message", (event) => done(event.data));
+      worker.addEventListener("error", () => done(null));
+      worker.postMessage(challenge.parameters);
+    }).catch(() => null);
+  }
+
+  // A fresh access check's challenge, solved; null when it has none or cannot be had.
+  async function solveAgain() {
+    try {
+      const reply = await call("GET", accessRoute());
+      return reply.status === 200 && reply.data?.challenge ? await solve(reply.data.challenge) : null;
+    } catch {
+      return null;
+    }
   }
 
   // The campaign block of the access check, each field checked; a server without it, or a field
@@ -1048,28 +1086,13 @@
     const view = button.closest("section");
     setBusy(view, true);
     error.textContent = "";
-    const secret = visit.launchToken || visit.invitation;
-    let reply = null;
-    try {
-      reply = await call("POST", codePath("start"), {
-        idempotencyKey: secret ? startKey : null,
-        body: {
-          consentGiven: true,
-          language: accessLanguage,
-          launchToken: visit.launchToken,
-          invitation: visit.invitation,
-          deviceToken,
-          installId: visit.installId,
-          client: {
-            screen: `${screen.width}x${screen.height}`,
-            darkMode: matchMedia("(prefers-color-scheme: dark)").matches,
-            reducedMotion: matchMedia("(prefers-reduced-motion: reduce)").matches,
-            page: "web",
-          },
-        },
-      });
-    } catch {
-      reply = null;
+    let reply = await begin(await solving);
+    // The challenge was needed only after the access check (more starts came in since), or it
+    // expired or was spent: solve a fresh one and try once more.
+    if (reply?.status === 403 && reply.data?.code === "CHALLENGE_REQUIRED") {
+      solving = solveAgain();
+      const altcha = await solving;
+      if (altcha) reply = await begin(altcha);
     }
     setBusy(view, false);
     const data = reply?.data;
@@ -1084,10 +1107,39 @@
       if (data.reason === "INVITATION_REQUIRED") return message("invitation-required", "invitationTitle", "invitationBody");
       return consent("consentNeeded");
     }
-    if (reply?.status === 403) return openFromApp(data?.code === "LAUNCH_TOKEN_INVALID");
+    if (reply?.status === 403 && data?.code !== "CHALLENGE_REQUIRED") {
+      return openFromApp(data?.code === "LAUNCH_TOKEN_INVALID");
+    }
     if (reply?.status === 404) return message("not-found", "notFoundTitle", "notFoundBody");
     if (reply?.status === 429) return message("try-later", "laterTitle", "laterBody");
     error.textContent = t("startError");
+  }
+
+  // POST …/start with what the visit carries; null when the service cannot be reached.
+  async function begin(altcha) {
+    const secret = visit.launchToken || visit.invitation;
+    try {
+      return await call("POST", codePath("start"), {
+        idempotencyKey: secret ? startKey : null,
+        body: {
+          consentGiven: true,
+          language: accessLanguage,
+          launchToken: visit.launchToken,
+          invitation: visit.invitation,
+          deviceToken,
+          installId: visit.installId,
+          altcha,
+          client: {
+            screen: `${screen.width}x${screen.height}`,
+            darkMode: matchMedia("(prefers-color-scheme: dark)").matches,
+            reducedMotion: matchMedia("(prefers-reduced-motion: reduce)").matches,
+            page: "web",
+          },
+        },
+      });
+    } catch {
+      return null;
+    }
   }
 
   function showQuestion(index) {
