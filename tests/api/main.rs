@@ -2,6 +2,7 @@
 
 mod apps;
 mod audience;
+mod audit;
 mod browser;
 mod campaigns;
 mod challenges;

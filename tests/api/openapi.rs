@@ -28,6 +28,7 @@ async fn the_document_is_served_without_a_key_and_lists_every_route() {
         "POST /api/v1/channel/orgs",
         "GET /api/v1/channel/openapi.json",
         "POST /api/v1/channel/campaigns",
+        "GET /api/v1/channel/audit-events",
         "GET /api/v1/channel/campaigns",
         "GET /api/v1/channel/campaigns/{id}",
         "GET /api/v1/channel/campaigns/{id}/results",

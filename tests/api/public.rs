@@ -67,7 +67,7 @@ async fn an_open_campaign_needs_no_signature() {
         "collecting": true});
     assert_eq!(
         body,
-        json!({"requireSigned": false, "state": "NOT_REQUIRED", "refusal": null, "answered": false, "language": "en",
+        json!({"requireSigned": false, "state": "NOT_REQUIRED", "refusal": null, "answered": false, "challenge": null, "language": "en",
             "campaign": intro})
     );
     for (lang, expected) in [("fr", "fr"), ("de", "en")] {

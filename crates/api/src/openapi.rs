@@ -17,7 +17,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, Secur
 use utoipa::openapi::{Content, Ref, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
-use crate::channel::{campaigns, devices, erasure, exports, identity, results, webhooks};
+use crate::channel::{audit, campaigns, devices, erasure, exports, identity, results, webhooks};
 use crate::error::{ErrorBody, status_of};
 use crate::request::IDEMPOTENCY_KEY;
 use crate::studio::{app_installs, launch_keys};
@@ -69,6 +69,7 @@ use crate::{apps, health, page, public};
         webhooks::deliveries::deliveries,
         webhooks::redeliver::redeliver,
         webhooks::redeliver_range::redeliver_range,
+        audit::list_audit_events::list_audit_events,
         apps::register::register,
         apps::heartbeat::heartbeat,
         public::access::access,
@@ -101,6 +102,7 @@ use crate::{apps, health, page, public};
         (name = "devices", description = "App devices and installs, as partners see them"),
         (name = "erasure", description = "Erasing a person (GDPR Article 17): app users, devices, audience respondents"),
         (name = "webhooks", description = "Signed event deliveries to partners' endpoints"),
+        (name = "audit", description = "Who did what to a workspace's data: keys, actions, targets, times, networks"),
         (name = "apps", description = "Mobile apps: install registration and heartbeats, no secret"),
         (name = "public", description = "The respondent page's routes: no secret"),
         (name = "page", description = "The respondent web page and its assets, served from the binary"),

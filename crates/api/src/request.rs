@@ -72,17 +72,7 @@ pub fn workspace_header(req: &HttpRequest) -> Option<&str> {
 /// `X-Forwarded-For` header counts only when the peer is a configured proxy; then the nearest
 /// address that is not a proxy is the client.
 pub fn network_subject(req: &HttpRequest, policy: &NetworkPolicy) -> String {
-    let peer = req.peer_addr().map(|a| a.ip());
-    let mut client = peer;
-    if peer.is_some_and(|p| policy.trusts(&p)) {
-        let forwarded = req.headers().get_all("X-Forwarded-For").filter_map(|v| v.to_str().ok()).collect::<Vec<_>>();
-        let hops: Vec<IpAddr> =
-            forwarded.iter().flat_map(|v| v.split(',')).filter_map(|h| h.trim().parse().ok()).collect();
-        if let Some(nearest) = hops.iter().rev().find(|ip| !policy.trusts(ip)) {
-            client = Some(*nearest);
-        }
-    }
-    match client {
+    match client_address(req, policy) {
         Some(IpAddr::V4(v4)) => format!("net:{v4}"),
         Some(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
             Some(v4) => format!("net:{v4}"),
@@ -93,6 +83,21 @@ pub fn network_subject(req: &HttpRequest, policy: &NetworkPolicy) -> String {
         },
         None => "net:unknown".to_owned(),
     }
+}
+
+/// The client's address: the peer's, or the nearest untrusted hop a trusted proxy names in
+/// `X-Forwarded-For`.
+pub fn client_address(req: &HttpRequest, policy: &NetworkPolicy) -> Option<IpAddr> {
+    let peer = req.peer_addr().map(|a| a.ip());
+    if peer.is_some_and(|p| policy.trusts(&p)) {
+        let forwarded = req.headers().get_all("X-Forwarded-For").filter_map(|v| v.to_str().ok()).collect::<Vec<_>>();
+        let hops: Vec<IpAddr> =
+            forwarded.iter().flat_map(|v| v.split(',')).filter_map(|h| h.trim().parse().ok()).collect();
+        if let Some(nearest) = hops.iter().rev().find(|ip| !policy.trusts(ip)) {
+            return Some(*nearest);
+        }
+    }
+    peer
 }
 
 /// Parses a JSON body into `T`, naming the offending field when it does not fit. Messages never

@@ -3,6 +3,8 @@ use std::net::IpAddr;
 use pulse_domain::analysis::ports::AnalysisRepository;
 use pulse_domain::apps::ports::AppRepository;
 use pulse_domain::apps::service::Apps;
+use pulse_domain::audit::ports::AuditTrail;
+use pulse_domain::audit::service::Audit;
 use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenCodec, SurveyGenerator};
 use pulse_domain::campaigns::service::{Campaigns, LaunchKeys};
 use pulse_domain::challenges::ports::ProofOfWork;
@@ -48,6 +50,7 @@ pub trait Platform: Send + Sync + 'static {
         + WorkerPresence
         + OutreachRepository
         + ErasureRepository
+        + AuditTrail
         + Clone;
     /// Where rendered export files are kept, readable by every replica.
     type ExportStore: ExportStore;
@@ -104,6 +107,7 @@ pub struct AppState<P: Platform> {
     pub idempotency: Idempotency<P::Store, P::Crypto, P::Clock>,
     pub quotas: Quotas<P::Store, P::Clock>,
     pub campaigns: CampaignService<P>,
+    pub audit: Audit<P::Store, P::Crypto, P::Clock>,
     pub respondents: Respondents<P::Store, P::Crypto, P::Clock, P::LaunchTokens>,
     pub launch_keys: LaunchKeys<P::Store, P::Crypto, P::Clock>,
     pub apps: Apps<P::Store, P::Crypto, P::Clock>,

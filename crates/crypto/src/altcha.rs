@@ -240,6 +240,7 @@ mod tests {
     /// test: `cargo test --release -p pulse-crypto measure_ -- --ignored --nocapture`.
     #[test]
     #[ignore = "a measurement; run in release"]
+    #[allow(clippy::print_stderr)] // The figures are the point, read off the test's output.
     fn measure_the_cost_of_a_challenge_at_the_default_settings() {
         let crypto = ring(7);
         let work = pulse_domain::challenges::models::ChallengePolicy::default().work;

@@ -8,6 +8,7 @@
 
 pub mod analysis;
 pub mod apps;
+pub mod audit;
 pub mod campaigns;
 pub mod challenges;
 pub mod erasure;

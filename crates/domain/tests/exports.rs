@@ -59,7 +59,7 @@ fn token_and_name(link: &DownloadLink) -> (String, String) {
 }
 
 fn download(l: &Lab, token: &str, name: &str) -> pulse_domain::Result<Vec<u8>> {
-    block_on(l.w.exports.download(token, name)).map(|d| d.bytes)
+    block_on(l.w.exports.download(token, name, None)).map(|d| d.bytes)
 }
 
 #[test]

@@ -235,7 +235,7 @@ fn download_links_work_as_minted_and_no_other_token_does() {
     let url = link.expect("a READY export has a link").url;
     let (token, name) = url.rsplit_once("/downloads/").expect("a download url").1.split_once('/').expect("two parts");
     let (token, name) = (token.to_owned(), name.to_owned());
-    assert!(block_on(w.exports.download(&token, &name)).is_ok(), "the minted link works");
+    assert!(block_on(w.exports.download(&token, &name, None)).is_ok(), "the minted link works");
 
     let (body, mac) = token.split_once('.').expect("body.mac");
     let body_bytes = URL_SAFE_NO_PAD.decode(body).expect("base64");
@@ -262,7 +262,7 @@ fn download_links_work_as_minted_and_no_other_token_does() {
         }),
     ];
     check(strategy, |text| {
-        let refused = block_on(w.exports.download(&text, &name)).map(|_| ()).map_err(|e| e.code());
+        let refused = block_on(w.exports.download(&text, &name, None)).map(|_| ()).map_err(|e| e.code());
         prop_assert_eq!(refused, Err(ErrorCode::NotFound), "{}", text);
         Ok(())
     });

@@ -6,20 +6,24 @@ use diesel::sql_types::{Bytea, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use pulse_domain::Result;
 use pulse_domain::apps::models::Identity;
+use pulse_domain::audit::models::AuditEntry;
 use pulse_domain::erasure::models::{ErasureKind, ErasureRecord};
 use pulse_domain::erasure::ports::ErasureRepository;
 use pulse_domain::ids::{AppUserId, CampaignId, DeviceId};
 use pulse_domain::outreach::models::Suppression;
 use uuid::Uuid;
 
+use crate::audit::write_audit;
 use crate::rows::IdRow;
 use crate::schema::{app_devices, app_users, erasures, launch_links, outreach_calls, outreach_messages, sessions};
 use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 
+/// Writes `record` and its `audit` entry, once the subject is found and erased.
 async fn write_record(
     conn: &mut AsyncPgConnection,
     record: &ErasureRecord,
+    audit: &AuditEntry,
     kind: ErasureKind,
     subject: Uuid,
 ) -> Result<(), TxError> {
@@ -33,11 +37,12 @@ async fn write_record(
         ))
         .execute(conn)
         .await?;
+    write_audit(conn, audit).await?;
     Ok(())
 }
 
 impl ErasureRepository for PgStore {
-    async fn erase_app_user(&self, user: AppUserId, record: &ErasureRecord) -> Result<bool> {
+    async fn erase_app_user(&self, user: AppUserId, record: &ErasureRecord, audit: &AuditEntry) -> Result<bool> {
         let mut conn = self.conn().await?;
         let erased = conn
             .transaction::<_, TxError, _>(async |conn| {
@@ -62,14 +67,14 @@ impl ErasureRepository for PgStore {
                     .await?;
                 // Its sessions stay, detached: the foreign key sets their person to null.
                 diesel::delete(app_users::table.find(user.0)).execute(conn).await?;
-                write_record(conn, record, ErasureKind::AppUser, user.0).await?;
+                write_record(conn, record, audit, ErasureKind::AppUser, user.0).await?;
                 Ok(true)
             })
             .await?;
         Ok(erased)
     }
 
-    async fn erase_device(&self, device: DeviceId, record: &ErasureRecord) -> Result<bool> {
+    async fn erase_device(&self, device: DeviceId, record: &ErasureRecord, audit: &AuditEntry) -> Result<bool> {
         let mut conn = self.conn().await?;
         let erased = conn
             .transaction::<_, TxError, _>(async |conn| {
@@ -98,14 +103,20 @@ impl ErasureRepository for PgStore {
                     .execute(conn)
                     .await?;
                 }
-                write_record(conn, record, ErasureKind::Device, device.0).await?;
+                write_record(conn, record, audit, ErasureKind::Device, device.0).await?;
                 Ok(true)
             })
             .await?;
         Ok(erased)
     }
 
-    async fn erase_respondent(&self, campaign: CampaignId, ref_digest: &[u8], record: &ErasureRecord) -> Result<bool> {
+    async fn erase_respondent(
+        &self,
+        campaign: CampaignId,
+        ref_digest: &[u8],
+        record: &ErasureRecord,
+        audit: &AuditEntry,
+    ) -> Result<bool> {
         let mut conn = self.conn().await?;
         let erased = conn
             .transaction::<_, TxError, _>(async |conn| {
@@ -181,7 +192,7 @@ impl ErasureRepository for PgStore {
                 .cached()
                 .execute(conn)
                 .await?;
-                write_record(conn, record, ErasureKind::Respondent, id).await?;
+                write_record(conn, record, audit, ErasureKind::Respondent, id).await?;
                 Ok(true)
             })
             .await?;
@@ -193,6 +204,7 @@ impl ErasureRepository for PgStore {
 mod tests {
     use diesel::dsl::count_star;
     use diesel_async::SimpleAsyncConnection as _;
+    use pulse_domain::audit::models::{AuditAction, AuditScope};
     use pulse_domain::ids::{ErasureId, WorkspaceId};
     use time::OffsetDateTime;
 
@@ -236,8 +248,10 @@ mod tests {
             workspace_id: WorkspaceId(Uuid::parse_str("00000000-0000-0000-0000-00000000000a").expect("a uuid")),
             erased_at: OffsetDateTime::now_utc(),
         };
+        let scope = AuditScope::Workspace(record.workspace_id);
+        let audit = AuditEntry::by_operator(scope, AuditAction::DeviceErased, erased, record.erased_at);
 
-        assert!(store.erase_device(DeviceId(erased), &record).await.expect("erased"));
+        assert!(store.erase_device(DeviceId(erased), &record, &audit).await.expect("erased"));
 
         let left: Vec<Uuid> = app_installs::table.select(app_installs::device_id).load(&mut conn).await.expect("read");
         assert_eq!(left, [Uuid::parse_str("00000000-0000-0000-0000-000000000012").expect("a uuid")]);

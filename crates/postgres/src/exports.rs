@@ -6,6 +6,7 @@ use diesel::result::Error as DieselError;
 use diesel::sql_types::{BigInt, Timestamptz};
 use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
+use pulse_domain::audit::models::AuditEntry;
 use pulse_domain::exports::models::{
     ExportFailure, ExportFormat, ExportJob, ExportRecord, ExportStatus, FinishedExport,
 };
@@ -15,6 +16,7 @@ use pulse_domain::{Error, Result};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::audit::write_audit;
 use crate::error::from_diesel;
 use crate::rows::IdRow;
 use crate::schema::{download_fetches, export_files, export_workers, exports};
@@ -97,13 +99,14 @@ impl ExportRow {
 }
 
 impl ExportRepository for PgStore {
-    async fn insert_export(&self, record: &ExportRecord) -> Result<()> {
-        diesel::insert_into(exports::table)
-            .values(ExportRow::from_domain(record))
-            .execute(&mut self.conn().await?)
-            .await
-            .map_err(from_diesel)?;
-        Ok(())
+    async fn insert_export(&self, record: &ExportRecord, audit: &AuditEntry) -> Result<()> {
+        let mut conn = self.conn().await?;
+        conn.transaction::<_, DieselError, _>(async |conn| {
+            diesel::insert_into(exports::table).values(ExportRow::from_domain(record)).execute(conn).await?;
+            write_audit(conn, audit).await
+        })
+        .await
+        .map_err(from_diesel)
     }
 
     async fn find_export(&self, workspace: WorkspaceId, id: ExportId) -> Result<Option<ExportRecord>> {

@@ -5,6 +5,7 @@
 
 mod analysis;
 mod apps;
+mod audit;
 mod batch;
 mod campaigns;
 mod connection;

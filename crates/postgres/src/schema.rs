@@ -135,6 +135,21 @@ diesel::table! {
 }
 
 diesel::table! {
+    audit_events (position) {
+        position -> Int8,
+        id -> Uuid,
+        workspace_id -> Nullable<Uuid>,
+        business_id -> Nullable<Uuid>,
+        actor -> Text,
+        key_prefix -> Nullable<Text>,
+        network -> Nullable<Text>,
+        action -> Text,
+        target -> Text,
+        occurred_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     businesses (id) {
         id -> Uuid,
         name -> Text,
@@ -787,6 +802,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     app_devices,
     app_installs,
     app_users,
+    audit_events,
     businesses,
     call_recordings,
     campaign_counts,

@@ -3,6 +3,7 @@
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
+use pulse_domain::audit::models::AuditEntry;
 use pulse_domain::ids::{ApiKeyId, BusinessId, ServiceAccountId, WorkspaceId};
 use pulse_domain::shared::time_zone::TimeZoneName;
 use pulse_domain::tenancy::models::{
@@ -14,9 +15,10 @@ use pulse_domain::{Error, ErrorCode, Result};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::audit::write_audit;
 use crate::error::{from_diesel, violated_constraint};
 use crate::schema::{api_key_workspaces, api_keys, businesses, service_accounts, workspaces};
-use crate::statement::{Cached as _, coalesce};
+use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
 
 #[derive(Queryable, Selectable, Insertable)]
@@ -105,7 +107,7 @@ impl TenancyRepository for PgStore {
             .map_err(from_diesel)
     }
 
-    async fn insert_api_key(&self, key: &NewApiKey) -> Result<()> {
+    async fn insert_api_key(&self, key: &NewApiKey, audit: Option<&AuditEntry>) -> Result<()> {
         let record = &key.record;
         let mut conn = self.conn().await?;
         let outcome = conn
@@ -146,6 +148,9 @@ impl TenancyRepository for PgStore {
                         })
                         .collect();
                     diesel::insert_into(api_key_workspaces::table).values(rows).execute(conn).await?;
+                }
+                if let Some(entry) = audit {
+                    write_audit(conn, entry).await?;
                 }
                 Ok(())
             })
@@ -198,26 +203,48 @@ impl TenancyRepository for PgStore {
         }))
     }
 
-    async fn api_key_usable(&self, id: ApiKeyId, at: OffsetDateTime) -> Result<bool> {
-        let usable = api_keys::table.filter(
-            api_keys::id
-                .eq(id.0)
-                .and(api_keys::revoked_at.is_null().or(api_keys::revoked_at.gt(at)))
-                .and(api_keys::expires_at.is_null().or(api_keys::expires_at.gt(at))),
-        );
-        diesel::select(diesel::dsl::exists(usable)).get_result(&mut self.conn().await?).await.map_err(from_diesel)
-    }
-
-    async fn revoke_api_key(&self, prefix: &str, at: OffsetDateTime) -> Result<bool> {
-        // Revoking twice keeps the first revocation time.
-        let found: Option<Uuid> = diesel::update(api_keys::table.filter(api_keys::prefix.eq(prefix)))
-            .set(api_keys::revoked_at.eq(coalesce(api_keys::revoked_at, at)))
-            .returning(api_keys::id)
-            .get_result(&mut self.conn().await?)
+    async fn usable_key_prefix(&self, id: ApiKeyId, at: OffsetDateTime) -> Result<Option<String>> {
+        api_keys::table
+            .filter(
+                api_keys::id
+                    .eq(id.0)
+                    .and(api_keys::revoked_at.is_null().or(api_keys::revoked_at.gt(at)))
+                    .and(api_keys::expires_at.is_null().or(api_keys::expires_at.gt(at))),
+            )
+            .select(api_keys::prefix)
+            .first(&mut self.conn().await?)
             .await
             .optional()
-            .map_err(from_diesel)?;
-        Ok(found.is_some())
+            .map_err(from_diesel)
+    }
+
+    async fn revoke_api_key(&self, prefix: &str, at: OffsetDateTime, audit: Option<&AuditEntry>) -> Result<bool> {
+        let mut conn = self.conn().await?;
+        conn.transaction::<_, DieselError, _>(async |conn| {
+            let Some(revoked_at) = api_keys::table
+                .filter(api_keys::prefix.eq(prefix))
+                .select(api_keys::revoked_at)
+                .for_update()
+                .first::<Option<OffsetDateTime>>(conn)
+                .await
+                .optional()?
+            else {
+                return Ok(false);
+            };
+            // Revoking twice keeps the first revocation, and records one.
+            if revoked_at.is_none() {
+                diesel::update(api_keys::table.filter(api_keys::prefix.eq(prefix)))
+                    .set(api_keys::revoked_at.eq(at))
+                    .execute(conn)
+                    .await?;
+                if let Some(entry) = audit {
+                    write_audit(conn, entry).await?;
+                }
+            }
+            Ok(true)
+        })
+        .await
+        .map_err(from_diesel)
     }
 
     async fn create_workspace(
@@ -303,13 +330,31 @@ impl TenancyRepository for PgStore {
         rows.into_iter().map(WorkspaceRow::into_domain).collect()
     }
 
-    async fn approve_workspace(&self, id: WorkspaceId) -> Result<Option<Workspace>> {
-        let row: Option<WorkspaceRow> = diesel::update(workspaces::table.find(id.0))
-            .set(workspaces::status.eq(WorkspaceStatus::Active.as_str()))
-            .returning(WorkspaceRow::as_returning())
-            .get_result(&mut self.conn().await?)
+    async fn approve_workspace(&self, id: WorkspaceId, audit: &AuditEntry) -> Result<Option<Workspace>> {
+        let mut conn = self.conn().await?;
+        let row: Option<WorkspaceRow> = conn
+            .transaction::<_, DieselError, _>(async |conn| {
+                let Some(status) = workspaces::table
+                    .find(id.0)
+                    .select(workspaces::status)
+                    .for_update()
+                    .first::<String>(conn)
+                    .await
+                    .optional()?
+                else {
+                    return Ok(None);
+                };
+                let row = diesel::update(workspaces::table.find(id.0))
+                    .set(workspaces::status.eq(WorkspaceStatus::Active.as_str()))
+                    .returning(WorkspaceRow::as_returning())
+                    .get_result(conn)
+                    .await?;
+                if status != WorkspaceStatus::Active.as_str() {
+                    write_audit(conn, audit).await?;
+                }
+                Ok(Some(row))
+            })
             .await
-            .optional()
             .map_err(from_diesel)?;
         row.map(WorkspaceRow::into_domain).transpose()
     }

@@ -133,8 +133,9 @@ pub struct KeyCreateArgs {
     /// A key that belongs to no business (channel routes answer 403 NO_ORG).
     #[arg(long)]
     pub no_business: bool,
-    /// Comma-separated scopes, each one of: channel:audience, channel:export, channel:provision,
-    /// channel:results, channel:transcripts, channel:webhooks, channel:workspaces, sessions:launch.
+    /// Comma-separated scopes, each one of: channel:audience, channel:audit, channel:export,
+    /// channel:provision, channel:results, channel:transcripts, channel:webhooks,
+    /// channel:workspaces, sessions:launch.
     #[arg(long, value_delimiter = ',', required = true)]
     pub scopes: Vec<String>,
     /// A workspace the key reaches, by its id (a UUID, as `POST /orgs` answered it); repeat for

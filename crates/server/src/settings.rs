@@ -4,6 +4,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
+use pulse_domain::audit::models::DEFAULT_RETENTION;
 use pulse_domain::challenges::models::{ChallengePolicy, ChallengeWork};
 use pulse_domain::outreach::models::{AnswerRecording, QuietHours, ReminderSchedule};
 use pulse_domain::quota::models::{QuotaFamily, QuotaPolicy};
@@ -48,6 +49,8 @@ pub struct Settings {
     pub quotas: QuotaPolicy,
     /// When open starts need a solved proof-of-work challenge, and how costly one is.
     pub challenges: ChallengePolicy,
+    /// How long audit entries are kept (`PULSE_AUDIT_RETENTION_DAYS`).
+    pub audit_retention: time::Duration,
     pub log_filter: String,
     pub log_format: LogFormat,
     pub pool: PoolSettings,
@@ -324,6 +327,15 @@ impl Settings {
                 limit.parse().context("PULSE_WORKSPACES_PER_BUSINESS must be a whole number")?;
         }
         let challenges = challenge_policy(&var, rate_limits)?;
+        let audit_retention = match var("PULSE_AUDIT_RETENTION_DAYS") {
+            None => DEFAULT_RETENTION,
+            Some(text) => text
+                .parse::<i64>()
+                .ok()
+                .filter(|days| (1..=3650).contains(days))
+                .map(time::Duration::days)
+                .context("PULSE_AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 3650")?,
+        };
         let log_format = match var("PULSE_LOG_FORMAT").as_deref() {
             None | Some("json") => LogFormat::Json,
             Some("pretty") => LogFormat::Pretty,
@@ -372,6 +384,7 @@ impl Settings {
             studio_jwt_secret: var("PULSE_STUDIO_JWT_SECRET").map(SecretString::from),
             quotas,
             challenges,
+            audit_retention,
             log_filter: var("PULSE_LOG").unwrap_or_else(|| "info".to_owned()),
             log_format,
             pool,

@@ -19,6 +19,7 @@ use pulse_domain::analysis::ports::Analyzer as _;
 use pulse_domain::analysis::service::Analysis;
 use pulse_domain::apps::models::HEARTBEAT_RATE;
 use pulse_domain::apps::service::Apps;
+use pulse_domain::audit::service::Audit;
 use pulse_domain::campaigns::service::{Campaigns, LaunchKeys};
 use pulse_domain::erasure::service::Erasures;
 use pulse_domain::exports::service::Exports;
@@ -181,6 +182,7 @@ impl Application {
                 &survey_url,
                 outreach.senders(),
             ),
+            audit: Audit::new(store.clone(), crypto.clone(), clock.clone(), settings.audit_retention),
             respondents: Respondents::new(store.clone(), crypto.clone(), clock.clone(), launch_tokens)
                 .with_challenges(settings.challenges),
             launch_keys: LaunchKeys::new(store.clone(), crypto.clone(), clock.clone()),

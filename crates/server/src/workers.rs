@@ -19,8 +19,8 @@ use pulse_domain::webhooks::service::{Dispatched, Pace};
 use crate::platform::{ServerAnalysis, ServerDispatcher, ServerState};
 
 /// Deletes idempotency records past their 24 hours, quota windows that have closed, webhook events
-/// past their 30 days with nothing left to send, and spent launch-token ids past their token's
-/// expiry; digests and seals audience references still in clear (left by the version before, or by
+/// past their 30 days with nothing left to send, spent launch-token ids and challenges past their
+/// expiry, and audit entries past the operator's retention; digests and seals audience references still in clear (left by the version before, or by
 /// one of its replicas during an upgrade). Every replica may run it, from its start: each step is
 /// idempotent.
 pub async fn maintenance(state: web::Data<ServerState>, stop: CancellationToken, every: Duration) {
@@ -46,9 +46,14 @@ pub async fn maintenance(state: web::Data<ServerState>, stop: CancellationToken,
             Err(error) => tracing::warn!(%error, "purging webhook events failed"),
         }
         match state.respondents.purge_spent_tokens().await {
-            Ok(purged) if purged > 0 => tracing::info!(purged, "purged expired spent launch tokens"),
+            Ok(purged) if purged > 0 => tracing::info!(purged, "purged expired spent launch tokens and challenges"),
             Ok(_) => {}
-            Err(error) => tracing::warn!(%error, "purging spent launch tokens failed"),
+            Err(error) => tracing::warn!(%error, "purging spent launch tokens and challenges failed"),
+        }
+        match state.audit.purge_expired().await {
+            Ok(purged) if purged > 0 => tracing::info!(purged, "purged audit entries past their retention"),
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "purging audit entries failed"),
         }
         match state.campaigns.digest_clear_refs().await {
             Ok(done) if done.left > 0 => tracing::warn!(

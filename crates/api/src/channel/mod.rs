@@ -1,5 +1,6 @@
 //! The channel routes, `/api/v1/channel`: partners' servers, authenticated by API key.
 
+pub mod audit;
 pub mod campaigns;
 pub mod devices;
 pub mod erasure;
@@ -10,11 +11,12 @@ pub mod webhooks;
 
 use actix_web::{HttpRequest, web};
 use pulse_domain::RateLimitState;
+use pulse_domain::audit::models::truncated_network;
 use pulse_domain::quota::models::QuotaFamily;
 use pulse_domain::tenancy::models::Principal;
 
 use crate::error::ApiError;
-use crate::request::{presented_api_key, workspace_header};
+use crate::request::{client_address, presented_api_key, workspace_header};
 use crate::state::{AppState, Platform};
 
 pub const PREFIX: &str = "/api/v1/channel";
@@ -29,6 +31,7 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
             .configure(devices::configure::<P>)
             .configure(erasure::configure::<P>)
             .configure(webhooks::configure::<P>)
+            .configure(audit::configure::<P>)
             .service(web::resource("/openapi.json").route(web::get().to(crate::openapi::openapi_json))),
     );
 }
@@ -38,7 +41,14 @@ pub fn configure<P: Platform>(cfg: &mut web::ServiceConfig) {
 /// # Errors
 /// `Unauthenticated` for a missing or bad key.
 pub(crate) async fn authenticate<P: Platform>(state: &AppState<P>, req: &HttpRequest) -> Result<Principal, ApiError> {
-    Ok(state.tenancy.authenticate(presented_api_key(req)?).await?)
+    let principal = state.tenancy.authenticate(presented_api_key(req)?).await?;
+    Ok(from_network(principal, state, req))
+}
+
+/// The principal with the network its call came from, for the audit trail.
+fn from_network<P: Platform>(principal: Principal, state: &AppState<P>, req: &HttpRequest) -> Principal {
+    let network = client_address(req, &state.network).map(truncated_network);
+    Principal { network, ..principal }
 }
 
 /// A workspace-scoped channel call that was let in: its key, quota subject and window state.
@@ -61,6 +71,7 @@ pub(crate) async fn admit<P: Platform>(
     family: QuotaFamily,
 ) -> Result<Admitted, ApiError> {
     let principal = state.tenancy.authenticate_for(presented_api_key(req)?, workspace_header(req)).await?;
+    let principal = from_network(principal, state, req);
     principal.require_any_scope(scopes)?;
     principal.require_business()?;
     let subject = key_subject(&principal);

@@ -1,4 +1,5 @@
 //! What campaigns need from the world: storage, survey generation and launch-token signing.
+use crate::audit::models::AuditEntry;
 use crate::campaigns::models::{
     Brief, Campaign, CampaignOverview, CampaignStatus, ClearRef, DigestedRef, GeneratedSurvey, LaunchClaims, LaunchKey,
     LaunchLink, ListedCampaign, NewRespondent, Survey, UpsertedRespondent,
@@ -75,6 +76,8 @@ pub trait CampaignRepository: Send + Sync + 'static {
     /// Sets the campaign's status to `to` at `at` when it is one of `from`, and returns the
     /// campaign as it is then: a campaign made `ACTIVE` the first time gets its `launched_at`, a
     /// campaign closed its `closed_at`. `None` when it is in another status by now, or unknown.
+    /// `audit` (a partner's action; `None` for the service's own) is written with the change, in
+    /// the same transaction, only when there is one.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
@@ -84,11 +87,13 @@ pub trait CampaignRepository: Send + Sync + 'static {
         from: &[CampaignStatus],
         to: CampaignStatus,
         at: OffsetDateTime,
+        audit: Option<&AuditEntry>,
     ) -> impl Future<Output = Result<Option<Campaign>>> + Send;
 
     /// Creates or updates the respondents by reference digest in one transaction; a new
     /// respondent gets its invitation link, an existing one keeps its own (and its sealed
-    /// reference). Attaching respondents to a draft campaign makes it closed-list.
+    /// reference). Attaching respondents to a draft campaign makes it closed-list. `audit` is
+    /// written in the same transaction.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
@@ -96,6 +101,7 @@ pub trait CampaignRepository: Send + Sync + 'static {
         &self,
         campaign: CampaignId,
         rows: &[NewRespondent],
+        audit: &AuditEntry,
     ) -> impl Future<Output = Result<Vec<UpsertedRespondent>>> + Send;
 
     /// Up to `limit` respondents whose reference is still in clear, by id after `after`.

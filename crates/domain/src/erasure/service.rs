@@ -2,6 +2,7 @@
 //! `externalRef`.
 
 use crate::apps::service::app_user_id;
+use crate::audit::models::{AuditAction, AuditEntry};
 use crate::campaigns::models::ref_digest_input;
 use crate::campaigns::ports::CampaignRepository;
 use crate::erasure::models::{ErasureRecord, parse_external_id, parse_external_ref};
@@ -43,7 +44,11 @@ where
         let workspace = self.workspace(principal, workspace_header)?;
         let external_id = parse_external_id(external_id)?;
         let user = app_user_id(&self.crypto, workspace, &external_id);
-        self.repo.erase_app_user(user, &self.record(workspace)).await
+        let record = self.record(workspace);
+        // Named by the erasure's id: the person's own is derived from its `externalId`, and would
+        // name whoever the app registers with that `externalId` next.
+        let audit = AuditEntry::by_key(principal, workspace, AuditAction::AppUserErased, record.id, record.erased_at);
+        self.repo.erase_app_user(user, &record, &audit).await
     }
 
     /// Erases a device of the workspace. `true` when there was one; `false` for a device unknown,
@@ -59,7 +64,9 @@ where
         device: DeviceId,
     ) -> Result<bool> {
         let workspace = self.workspace(principal, workspace_header)?;
-        self.repo.erase_device(device, &self.record(workspace)).await
+        let record = self.record(workspace);
+        let audit = AuditEntry::by_key(principal, workspace, AuditAction::DeviceErased, device, record.erased_at);
+        self.repo.erase_device(device, &record, &audit).await
     }
 
     /// Erases the respondent of a campaign the partner attached as `external_ref`. `true` when
@@ -82,7 +89,11 @@ where
             return Err(Error::not_found("campaign"));
         }
         let digest = self.crypto.keyed_digest(DigestPurpose::RespondentRef, &ref_digest_input(campaign, &external_ref));
-        self.repo.erase_respondent(campaign, &digest, &self.record(workspace)).await
+        let record = self.record(workspace);
+        // Named by the erasure's id: the respondent's own is known only once the store finds it.
+        let audit =
+            AuditEntry::by_key(principal, workspace, AuditAction::RespondentErased, record.id, record.erased_at);
+        self.repo.erase_respondent(campaign, &digest, &record, &audit).await
     }
 
     fn workspace(&self, principal: &Principal, workspace_header: Option<&str>) -> Result<WorkspaceId> {

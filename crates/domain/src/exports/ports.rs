@@ -6,15 +6,18 @@ use std::future::Future;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::audit::models::AuditEntry;
 use crate::error::Result;
 use crate::exports::models::{ExportDocument, ExportFailure, ExportFormat, ExportJob, ExportRecord, FinishedExport};
 use crate::ids::{ExportId, WorkspaceId};
 
 /// Export records, their claims by workers, and per-link fetch counts, shared by every replica.
 pub trait ExportRepository: Send + Sync + 'static {
+    /// Writes the record and `audit`, its request's entry, in one transaction.
+    ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
-    fn insert_export(&self, record: &ExportRecord) -> impl Future<Output = Result<()>> + Send;
+    fn insert_export(&self, record: &ExportRecord, audit: &AuditEntry) -> impl Future<Output = Result<()>> + Send;
 
     /// The export of the workspace; `None` for an unknown one or another workspace's.
     ///

@@ -5,6 +5,8 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use uuid::Uuid;
 
+use crate::audit::models::{AuditAction, AuditActor, AuditEntry, AuditScope};
+use crate::audit::ports::AuditTrail;
 use crate::campaigns::ports::CampaignRepository;
 use crate::error::{Error, ErrorCode, RateLimitState, Refusal, Result};
 use crate::exports::models::{
@@ -63,7 +65,13 @@ pub struct Exports<R, S, N, C, K> {
 
 impl<R, S, N, C, K> Exports<R, S, N, C, K>
 where
-    R: ExportRepository + ResultsRepository + CampaignRepository + TenancyRepository + WorkerPresence + Clone,
+    R: ExportRepository
+        + ResultsRepository
+        + CampaignRepository
+        + TenancyRepository
+        + WorkerPresence
+        + AuditTrail
+        + Clone,
     S: ExportStore,
     N: ExportRenderer,
     C: Crypto + Clone,
@@ -126,7 +134,8 @@ where
             sha256: None,
             attempts: 0,
         };
-        self.repo.insert_export(&record).await?;
+        let audit = AuditEntry::by_key(principal, workspace, AuditAction::ExportRequested, record.id, now);
+        self.repo.insert_export(&record, &audit).await?;
         Ok(record)
     }
 
@@ -183,22 +192,21 @@ where
         (self.clock.now() < claims.expires_at).then_some(claims)
     }
 
-    /// The file a link names, counting the fetch against the link's hourly limit.
+    /// The file a link names, counting the fetch against the link's hourly limit, and recording
+    /// it in the audit trail as the download of the key that read the link, from `network`.
     ///
     /// # Errors
     /// One `NotFound` for every link that does not work: tampered, expired, another file's name,
     /// its key revoked, the file gone; `RateLimited` past the link's hourly fetches; port errors.
-    pub async fn download(&self, token: &str, filename: &str) -> Result<Download> {
+    pub async fn download(&self, token: &str, filename: &str, network: Option<String>) -> Result<Download> {
         let gone = || Error::not_found("download");
         let claims = self.read_link(token).ok_or_else(gone)?;
         let record = self.repo.find_export_by_id(claims.export).await?.ok_or_else(gone)?;
         let now = self.clock.now();
-        if record.status != ExportStatus::Ready
-            || record.filename() != filename
-            || !self.repo.api_key_usable(claims.key, now).await?
-        {
+        if record.status != ExportStatus::Ready || record.filename() != filename {
             return Err(gone());
         }
+        let prefix = self.repo.usable_key_prefix(claims.key, now).await?.ok_or_else(gone)?;
         let start = window_start(now);
         let fetches = self.repo.count_fetch(claims.link, start).await?;
         if fetches > FETCHES_PER_LINK_HOUR {
@@ -217,6 +225,15 @@ where
             }));
         }
         let bytes = self.store.get(record.id).await?.ok_or_else(gone)?;
+        // A read changes nothing to write the entry with: it is written once the file is in hand.
+        let entry = AuditEntry {
+            scope: AuditScope::Workspace(record.workspace_id),
+            actor: AuditActor::Key { prefix, network },
+            action: AuditAction::ExportDownloaded,
+            target: record.id.to_string(),
+            at: now,
+        };
+        self.repo.record_audit(&entry).await?;
         Ok(Download { filename: record.filename(), format: record.format, bytes })
     }
 

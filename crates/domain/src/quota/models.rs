@@ -42,10 +42,12 @@ pub enum QuotaFamily {
     WebhookBulkRedelivery,
     /// `POST /campaigns/{id}/exports` and `GET /exports/{id}`, per key.
     Export,
+    /// `GET /audit-events`, per key.
+    AuditRead,
 }
 
 impl QuotaFamily {
-    pub const ALL: [QuotaFamily; 17] = [
+    pub const ALL: [QuotaFamily; 18] = [
         QuotaFamily::Identity,
         QuotaFamily::WorkspaceRead,
         QuotaFamily::WorkspaceCreate,
@@ -63,6 +65,7 @@ impl QuotaFamily {
         QuotaFamily::WebhookRedelivery,
         QuotaFamily::WebhookBulkRedelivery,
         QuotaFamily::Export,
+        QuotaFamily::AuditRead,
     ];
 
     /// The name used in storage, configuration and documentation.
@@ -85,6 +88,7 @@ impl QuotaFamily {
             QuotaFamily::WebhookRedelivery => "webhook_redelivery",
             QuotaFamily::WebhookBulkRedelivery => "webhook_bulk_redelivery",
             QuotaFamily::Export => "export",
+            QuotaFamily::AuditRead => "audit_read",
         }
     }
 
@@ -94,7 +98,8 @@ impl QuotaFamily {
             | QuotaFamily::WorkspaceRead
             | QuotaFamily::CampaignRead
             | QuotaFamily::Studio
-            | QuotaFamily::DeviceRead => 3600,
+            | QuotaFamily::DeviceRead
+            | QuotaFamily::AuditRead => 3600,
             QuotaFamily::WorkspaceCreate | QuotaFamily::Export => 100,
             QuotaFamily::Webhook => 1000,
             QuotaFamily::WebhookRedelivery => 600,

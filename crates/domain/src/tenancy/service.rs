@@ -1,5 +1,6 @@
 //! Services that partners and operators call. Each is generic over its ports.
 
+use crate::audit::models::{AuditAction, AuditEntry, AuditScope};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{ApiKeyId, BusinessId, ServiceAccountId, WorkspaceId};
 use crate::shared::clock::Clock;
@@ -89,6 +90,7 @@ impl<R: TenancyRepository, C: Crypto, K: Clock> Tenancy<R, C, K> {
             business_id: record.business_id,
             scopes: record.scopes,
             workspace_allowlist: record.workspace_allowlist,
+            network: None,
         })
     }
 
@@ -224,7 +226,10 @@ impl<R: TenancyRepository, C: Crypto, K: Clock> Admin<R, C, K> {
                 created_at: now,
             };
             let new = NewApiKey { record, service_account_name: format!("key {}", key.prefix()) };
-            match self.repo.insert_api_key(&new).await {
+            let audit = request
+                .business_id
+                .map(|b| AuditEntry::by_operator(AuditScope::Business(b), AuditAction::KeyCreated, key.prefix(), now));
+            match self.repo.insert_api_key(&new, audit.as_ref()).await {
                 Ok(()) => {
                     return Ok(IssuedKey {
                         prefix: key.prefix().to_owned(),
@@ -242,7 +247,11 @@ impl<R: TenancyRepository, C: Crypto, K: Clock> Admin<R, C, K> {
     /// # Errors
     /// `NotFound` for an unknown prefix; port errors.
     pub async fn revoke_key(&self, prefix: &str) -> Result<()> {
-        if self.repo.revoke_api_key(prefix, self.clock.now()).await? {
+        let now = self.clock.now();
+        let business = self.repo.find_api_key(prefix).await?.and_then(|k| k.business_id);
+        let audit =
+            business.map(|b| AuditEntry::by_operator(AuditScope::Business(b), AuditAction::KeyRevoked, prefix, now));
+        if self.repo.revoke_api_key(prefix, now, audit.as_ref()).await? {
             Ok(())
         } else {
             Err(Error::not_found("API key"))
@@ -252,6 +261,8 @@ impl<R: TenancyRepository, C: Crypto, K: Clock> Admin<R, C, K> {
     /// # Errors
     /// `NotFound` for an unknown workspace; port errors.
     pub async fn approve_workspace(&self, id: WorkspaceId) -> Result<Workspace> {
-        self.repo.approve_workspace(id).await?.ok_or_else(|| Error::not_found("workspace"))
+        let audit =
+            AuditEntry::by_operator(AuditScope::Workspace(id), AuditAction::WorkspaceApproved, id, self.clock.now());
+        self.repo.approve_workspace(id, &audit).await?.ok_or_else(|| Error::not_found("workspace"))
     }
 }

@@ -1,4 +1,5 @@
 //! Where endpoints, events and deliveries live, and how a delivery is sent.
+use crate::audit::models::AuditEntry;
 use crate::error::Result;
 use crate::ids::{DeliveryId, WebhookId, WorkspaceId};
 use crate::shared::paging::PageRequest;
@@ -11,14 +12,16 @@ use time::OffsetDateTime;
 
 /// Webhook endpoints, the event outbox and deliveries.
 pub trait WebhookRepository: Send + Sync + 'static {
-    /// Stores an endpoint unless the workspace already holds `max_per_workspace`.
+    /// Stores an endpoint unless the workspace already holds `max_per_workspace`, and `audit` with
+    /// it in the same transaction.
     ///
     /// # Errors
-    /// `Conflict` when the workspace is full; `Internal`/`Unavailable` otherwise.
+    /// `Conflict` when the workspace is full, writing nothing; `Internal`/`Unavailable` otherwise.
     fn insert_subscription(
         &self,
         subscription: &NewSubscription,
         max_per_workspace: usize,
+        audit: &AuditEntry,
     ) -> impl Future<Output = Result<()>> + Send;
 
     /// The workspace's endpoints, oldest first.
@@ -39,6 +42,7 @@ pub trait WebhookRepository: Send + Sync + 'static {
 
     /// Applies `changes` to an endpoint of the workspace; `None` when there is none with this id.
     /// Setting it active clears `disabled_at`, `disabled_reason` and the run of DEAD deliveries.
+    /// `audit` is written in the same transaction, unless the answer is `None`.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
@@ -48,11 +52,13 @@ pub trait WebhookRepository: Send + Sync + 'static {
         id: WebhookId,
         changes: &SubscriptionChanges,
         at: OffsetDateTime,
+        audit: &AuditEntry,
     ) -> impl Future<Output = Result<Option<Subscription>>> + Send;
 
     /// Gives an endpoint of the workspace a new sealed secret. The secret it replaces becomes the
     /// previous one until `rotation.previous_expires_at` (none: dropped at once), replacing any
-    /// previous one still kept. `false` when there is no such endpoint.
+    /// previous one still kept. `false` when there is no such endpoint. `audit` is written in the
+    /// same transaction, unless the answer is `false`.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
@@ -61,13 +67,20 @@ pub trait WebhookRepository: Send + Sync + 'static {
         workspace: WorkspaceId,
         id: WebhookId,
         rotation: &SecretRotation,
+        audit: &AuditEntry,
     ) -> impl Future<Output = Result<bool>> + Send;
 
     /// Deletes an endpoint with its deliveries and their attempts; `false` when there is none.
+    /// `audit` is written in the same transaction, unless the answer is `false`.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
-    fn delete_subscription(&self, workspace: WorkspaceId, id: WebhookId) -> impl Future<Output = Result<bool>> + Send;
+    fn delete_subscription(
+        &self,
+        workspace: WorkspaceId,
+        id: WebhookId,
+        audit: &AuditEntry,
+    ) -> impl Future<Output = Result<bool>> + Send;
 
     /// Writes `event` and one delivery of it to this endpoint only, due at once, whether the
     /// endpoint is active or not; `None` when the workspace has no such endpoint.
@@ -96,7 +109,9 @@ pub trait WebhookRepository: Send + Sync + 'static {
     /// when the endpoint has no such delivery. A DEAD or DELIVERED one becomes PENDING, due at
     /// `at`, with a fresh attempt limit from its attempts so far, and the request is kept in its
     /// trail. A PENDING or FAILED one is made due at `at`, unless a worker holds it: a leased
-    /// delivery is left to its lease, so an attempt is never sent twice at once.
+    /// delivery is left to its lease, so an attempt is never sent twice at once. `audit` is
+    /// written in the same transaction, unless the answer is `None`: a held delivery was asked for
+    /// all the same.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
@@ -105,11 +120,13 @@ pub trait WebhookRepository: Send + Sync + 'static {
         subscription: WebhookId,
         delivery: DeliveryId,
         at: OffsetDateTime,
+        audit: &AuditEntry,
     ) -> impl Future<Output = Result<Option<DeliveryView>>> + Send;
 
     /// Sends again, as [`WebhookRepository::redeliver`] does and in one transaction, every
     /// delivery of the endpoint in `range`, and returns how many; `None`, changing nothing, when
-    /// more than `max` match.
+    /// more than `max` match. `audit` is written in the same transaction when at least one is sent
+    /// again: an unknown endpoint, like a range matching nothing, redelivers nothing.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
@@ -119,6 +136,7 @@ pub trait WebhookRepository: Send + Sync + 'static {
         range: &RedeliveryRange,
         at: OffsetDateTime,
         max: u32,
+        audit: &AuditEntry,
     ) -> impl Future<Output = Result<Option<u64>>> + Send;
 
     /// Claims up to `claim.limit` deliveries that are PENDING or FAILED and due at `claim.now`,

@@ -10,6 +10,7 @@ use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sql_types::{Array, BigInt, Bool, Bytea, Nullable, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
+use pulse_domain::audit::models::AuditEntry;
 use pulse_domain::campaigns::models::{
     AudienceMode, Campaign, CampaignCounts, CampaignOverview, CampaignStatus, ClearRef, DigestedRef, LanguageTag,
     ListedCampaign, NewRespondent, Question, QuestionKind, Register, RowOutcome, Survey, UpsertedRespondent,
@@ -23,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::audit::write_audit;
 use crate::campaigns::links::LaunchLinkRow;
 use crate::campaigns::terms::{DeliveryJson, OrderJson, QualityJson, from_jsonb, to_jsonb};
 use crate::error::{from_diesel, violated_constraint};
@@ -397,22 +399,32 @@ impl CampaignRepository for PgStore {
         from: &[CampaignStatus],
         to: CampaignStatus,
         at: OffsetDateTime,
+        audit: Option<&AuditEntry>,
     ) -> Result<Option<Campaign>> {
         let from: Vec<&str> = from.iter().map(|s| s.as_str()).collect();
         let target = campaigns::table.find(id.0).filter(campaigns::status.eq_any(from));
         let closed_at = (to == CampaignStatus::Closed).then_some(at);
         let launched_at = (to == CampaignStatus::Active).then_some(at);
-        let changed: Option<CampaignRow> = diesel::update(target)
-            .set((
-                campaigns::status.eq(to.as_str()),
-                // A close records its time; a launch keeps the first one.
-                campaigns::closed_at.eq(coalesce(closed_at, campaigns::closed_at)),
-                campaigns::launched_at.eq(coalesce(campaigns::launched_at, launched_at)),
-            ))
-            .returning(CampaignRow::as_returning())
-            .get_result(&mut self.conn().await?)
+        let mut conn = self.conn().await?;
+        let changed: Option<CampaignRow> = conn
+            .transaction::<_, DieselError, _>(async |conn| {
+                let changed = diesel::update(target)
+                    .set((
+                        campaigns::status.eq(to.as_str()),
+                        // A close records its time; a launch keeps the first one.
+                        campaigns::closed_at.eq(coalesce(closed_at, campaigns::closed_at)),
+                        campaigns::launched_at.eq(coalesce(campaigns::launched_at, launched_at)),
+                    ))
+                    .returning(CampaignRow::as_returning())
+                    .get_result(conn)
+                    .await
+                    .optional()?;
+                if let (Some(_), Some(audit)) = (&changed, audit) {
+                    write_audit(conn, audit).await?;
+                }
+                Ok(changed)
+            })
             .await
-            .optional()
             .map_err(from_diesel)?;
         changed.map(CampaignRow::into_domain).transpose()
     }
@@ -421,6 +433,7 @@ impl CampaignRepository for PgStore {
         &self,
         campaign: CampaignId,
         rows: &[NewRespondent],
+        audit: &AuditEntry,
     ) -> Result<Vec<UpsertedRespondent>> {
         let mut conn = self.conn().await?;
         let upserted = conn
@@ -483,6 +496,7 @@ impl CampaignRepository for PgStore {
                 .set(campaigns::audience.eq(AudienceMode::Closed.as_str()))
                 .execute(conn)
                 .await?;
+                write_audit(conn, audit).await?;
                 rows.iter()
                     .map(|r| {
                         let missing = || TxError::Domain(Error::internal("an upserted respondent is missing"));

@@ -20,6 +20,7 @@ use diesel::{
     OptionalExtension as _, QueryDsl as _, Queryable, QueryableByName, Selectable, SelectableHelper as _, sql_query,
 };
 use diesel_async::{AsyncConnection as _, RunQueryDsl};
+use pulse_domain::audit::models::AuditEntry;
 use pulse_domain::ids::{DeliveryId, WebhookId, WorkspaceId};
 use pulse_domain::shared::paging::PageRequest;
 use pulse_domain::webhooks::models::{
@@ -32,6 +33,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::audit::write_audit;
 use crate::error::from_diesel;
 use crate::rows::IdRow;
 use crate::schema::{webhook_deliveries, webhook_events, webhook_subscriptions, workspaces};
@@ -80,7 +82,12 @@ fn type_names(types: &[EventType]) -> Vec<&'static str> {
 }
 
 impl WebhookRepository for PgStore {
-    async fn insert_subscription(&self, new: &NewSubscription, max_per_workspace: usize) -> Result<()> {
+    async fn insert_subscription(
+        &self,
+        new: &NewSubscription,
+        max_per_workspace: usize,
+        audit: &AuditEntry,
+    ) -> Result<()> {
         let s = &new.subscription;
         let max = i64::try_from(max_per_workspace).unwrap_or(i64::MAX);
         let mut conn = self.conn().await?;
@@ -112,6 +119,7 @@ impl WebhookRepository for PgStore {
                 ))
                 .execute(conn)
                 .await?;
+            write_audit(conn, audit).await?;
             Ok(())
         })
         .await
@@ -147,8 +155,9 @@ impl WebhookRepository for PgStore {
         id: WebhookId,
         changes: &SubscriptionChanges,
         at: OffsetDateTime,
+        audit: &AuditEntry,
     ) -> Result<Option<Subscription>> {
-        let rows: Vec<SubscriptionRow> = sql_query(format!(
+        let statement = format!(
             "UPDATE webhook_subscriptions SET
                 url = COALESCE($3, url),
                 description = CASE WHEN $4 THEN $5 ELSE description END,
@@ -160,45 +169,69 @@ impl WebhookRepository for PgStore {
                 updated_at = $8
             WHERE id = $1 AND workspace_id = $2
             RETURNING {SUBSCRIPTION_COLUMNS}"
-        ))
-        .bind::<SqlUuid, _>(id.0)
-        .bind::<SqlUuid, _>(workspace.0)
-        .bind::<Nullable<Text>, _>(changes.url.as_deref())
-        .bind::<Bool, _>(changes.description.is_some())
-        .bind::<Nullable<Text>, _>(changes.description.clone().flatten())
-        .bind::<Nullable<Array<Text>>, _>(changes.event_types.as_deref().map(type_names))
-        .bind::<Nullable<Bool>, _>(changes.is_active)
-        .bind::<Timestamptz, _>(at)
-        .cached()
-        .load(&mut self.conn().await?)
-        .await
-        .map_err(from_diesel)?;
-        rows.into_iter().next().map(SubscriptionRow::into_domain).transpose()
+        );
+        let mut conn = self.conn().await?;
+        let row = conn
+            .transaction::<_, TxError, _>(async |conn| {
+                let rows: Vec<SubscriptionRow> = sql_query(statement.as_str())
+                    .bind::<SqlUuid, _>(id.0)
+                    .bind::<SqlUuid, _>(workspace.0)
+                    .bind::<Nullable<Text>, _>(changes.url.as_deref())
+                    .bind::<Bool, _>(changes.description.is_some())
+                    .bind::<Nullable<Text>, _>(changes.description.clone().flatten())
+                    .bind::<Nullable<Array<Text>>, _>(changes.event_types.as_deref().map(type_names))
+                    .bind::<Nullable<Bool>, _>(changes.is_active)
+                    .bind::<Timestamptz, _>(at)
+                    .cached()
+                    .load(conn)
+                    .await?;
+                let row = rows.into_iter().next();
+                if row.is_some() {
+                    write_audit(conn, audit).await?;
+                }
+                Ok(row)
+            })
+            .await
+            .map_err(Error::from)?;
+        row.map(SubscriptionRow::into_domain).transpose()
     }
 
-    async fn rotate_secret(&self, workspace: WorkspaceId, id: WebhookId, rotation: &SecretRotation) -> Result<bool> {
-        // SET reads the row as it was: the secret being replaced becomes the previous one.
-        let rotated = sql_query(
-            "UPDATE webhook_subscriptions SET
-                previous_secret_sealed = CASE WHEN $4::timestamptz IS NULL THEN NULL ELSE secret_sealed END,
-                previous_secret_expires_at = $4,
-                secret_sealed = $3,
-                updated_at = $5
-            WHERE id = $1 AND workspace_id = $2",
-        )
-        .bind::<SqlUuid, _>(id.0)
-        .bind::<SqlUuid, _>(workspace.0)
-        .bind::<Bytea, _>(&rotation.secret_sealed)
-        .bind::<Nullable<Timestamptz>, _>(rotation.previous_expires_at)
-        .bind::<Timestamptz, _>(rotation.at)
-        .cached()
-        .execute(&mut self.conn().await?)
+    async fn rotate_secret(
+        &self,
+        workspace: WorkspaceId,
+        id: WebhookId,
+        rotation: &SecretRotation,
+        audit: &AuditEntry,
+    ) -> Result<bool> {
+        let mut conn = self.conn().await?;
+        conn.transaction::<_, TxError, _>(async |conn| {
+            // SET reads the row as it was: the secret being replaced becomes the previous one.
+            let rotated = sql_query(
+                "UPDATE webhook_subscriptions SET
+                    previous_secret_sealed = CASE WHEN $4::timestamptz IS NULL THEN NULL ELSE secret_sealed END,
+                    previous_secret_expires_at = $4,
+                    secret_sealed = $3,
+                    updated_at = $5
+                WHERE id = $1 AND workspace_id = $2",
+            )
+            .bind::<SqlUuid, _>(id.0)
+            .bind::<SqlUuid, _>(workspace.0)
+            .bind::<Bytea, _>(&rotation.secret_sealed)
+            .bind::<Nullable<Timestamptz>, _>(rotation.previous_expires_at)
+            .bind::<Timestamptz, _>(rotation.at)
+            .cached()
+            .execute(conn)
+            .await?;
+            if rotated > 0 {
+                write_audit(conn, audit).await?;
+            }
+            Ok(rotated > 0)
+        })
         .await
-        .map_err(from_diesel)?;
-        Ok(rotated > 0)
+        .map_err(Error::from)
     }
 
-    async fn delete_subscription(&self, workspace: WorkspaceId, id: WebhookId) -> Result<bool> {
+    async fn delete_subscription(&self, workspace: WorkspaceId, id: WebhookId, audit: &AuditEntry) -> Result<bool> {
         let mut conn = self.conn().await?;
         conn.transaction::<_, TxError, _>(async |conn| {
             // The cascade would lock the deliveries after the endpoint, in no set order. Only a
@@ -219,6 +252,9 @@ impl WebhookRepository for PgStore {
             )
             .execute(conn)
             .await?;
+            if deleted > 0 {
+                write_audit(conn, audit).await?;
+            }
             Ok(deleted > 0)
         })
         .await
@@ -295,6 +331,7 @@ impl WebhookRepository for PgStore {
         subscription: WebhookId,
         delivery: DeliveryId,
         at: OffsetDateTime,
+        audit: &AuditEntry,
     ) -> Result<Option<DeliveryView>> {
         let mut conn = self.conn().await?;
         // Read back before the commit: once it commits, a worker may claim the delivery, and the
@@ -303,6 +340,7 @@ impl WebhookRepository for PgStore {
             if requeue(conn, subscription, Some(delivery), None, at, 1).await.map_err(TxError::Domain)? == 0 {
                 return Ok(None);
             }
+            write_audit(conn, audit).await?;
             let rows: Vec<DeliveryRow> = webhook_deliveries::table
                 .inner_join(webhook_events::table)
                 .filter(webhook_deliveries::id.eq(delivery.0))
@@ -321,10 +359,21 @@ impl WebhookRepository for PgStore {
         range: &RedeliveryRange,
         at: OffsetDateTime,
         max: u32,
+        audit: &AuditEntry,
     ) -> Result<Option<u64>> {
         let mut conn = self.conn().await?;
-        let matched = requeue(&mut conn, subscription, None, Some(range), at, max).await?;
-        Ok(u64::try_from(matched).ok().filter(|n| *n <= u64::from(max)))
+        conn.transaction::<_, TxError, _>(async |conn| {
+            let matched = requeue(conn, subscription, None, Some(range), at, max).await.map_err(TxError::Domain)?;
+            // Above the cap the requeue changed nothing, and with none matched there was nothing
+            // to send again: neither is a redelivery to record.
+            let requeued = u64::try_from(matched).ok().filter(|n| *n <= u64::from(max));
+            if requeued.is_some_and(|n| n > 0) {
+                write_audit(conn, audit).await?;
+            }
+            Ok(requeued)
+        })
+        .await
+        .map_err(Error::from)
     }
 
     async fn claim_deliveries(&self, claim: &Claim) -> Result<Vec<ClaimedDelivery>> {
@@ -421,6 +470,7 @@ impl WebhookRepository for PgStore {
 #[cfg(test)]
 mod tests {
     use diesel_async::{AsyncConnection as _, AsyncPgConnection, SimpleAsyncConnection as _};
+    use pulse_domain::audit::models::AuditAction;
     use pulse_domain::shared::clock::Clock as _;
     use pulse_testing::contract::World;
     use pulse_testing::contract::webhooks::{endpoint_with, settle};
@@ -447,9 +497,11 @@ mod tests {
         let mut holder = AsyncPgConnection::establish(database.url()).await.expect("a connection");
         let mut watcher = AsyncPgConnection::establish(database.url()).await.expect("a connection");
         holder.batch_execute("BEGIN; LOCK TABLE webhook_attempts IN ACCESS EXCLUSIVE MODE").await.expect("locked");
+        let action = AuditAction::WebhookRedelivered;
+        let audit = AuditEntry::by_key(&partner.principal, partner.workspace, action, endpoint, past_retention);
         let redelivery = tokio::spawn({
             let store = store.clone();
-            async move { store.redeliver(endpoint, delivery.id, past_retention).await }
+            async move { store.redeliver(endpoint, delivery.id, past_retention, &audit).await }
         });
         until_settled(&mut watcher, 1, || i64::from(redelivery.is_finished())).await;
         let claimed = store.claim_deliveries(&claim(past_retention)).await.expect("claimed");

@@ -5,6 +5,7 @@
 use futures_util::future::join_all;
 use pulse_domain::ErrorCode;
 use pulse_domain::apps::models::RegisterInput;
+use pulse_domain::audit::models::{AuditAction, AuditActor, AuditEntry, AuditQuery};
 use pulse_domain::campaigns::models::{
     AudienceRowInput, Campaign, CampaignCounts, CampaignOverview, CampaignStatus, LaunchContext, LaunchInput,
     LaunchLink, ListedCampaign, ProvisionInput, Transition, not_collecting,
@@ -12,6 +13,7 @@ use pulse_domain::campaigns::models::{
 use pulse_domain::ids::{CampaignId, LaunchLinkId};
 use pulse_domain::sessions::models::{AnswerInput, NotStarted, StartInput, StartOutcome, Visit};
 use pulse_domain::shared::clock::Clock;
+use pulse_domain::shared::paging::PageRequest;
 use secrecy::ExposeSecret;
 use serde_json::json;
 
@@ -38,12 +40,21 @@ pub async fn a_taken_code_is_refused_and_reads_stay_in_their_tenant<S: Store>(st
         &[CampaignStatus::Draft],
         CampaignStatus::Active,
         w.clock.now(),
+        None,
     );
     assert!(unknown.await.expect("changed nothing").is_none());
 }
 
 async fn stored_campaign<S: Store>(w: &World<S>, partner: &Partner, id: CampaignId) -> Campaign {
     w.store.campaign_overview(partner.workspace, id).await.expect("read").expect("found").campaign
+}
+
+/// The entries the partner's key wrote to its workspace's trail, in the order written (the
+/// operator's, from setting the partner up, left out).
+pub(super) async fn audited<S: Store>(w: &World<S>, partner: &Partner) -> Vec<AuditEntry> {
+    let page = PageRequest { limit: 50, after: None };
+    let events = w.store.list_audit_events(partner.workspace, &AuditQuery::default(), &page).await.expect("trail");
+    events.into_iter().map(|e| e.entry).filter(|e| e.actor != AuditActor::Operator).collect()
 }
 
 pub(super) async fn counts_of<S: Store>(
@@ -278,4 +289,58 @@ pub async fn campaign_status_changes_follow_the_lifecycle_and_the_list_follows_t
 
 fn launch_input(campaign_id: CampaignId) -> LaunchInput {
     LaunchInput { campaign_id, external_user_ref: None, language: None, device: None, attributes: None }
+}
+
+pub async fn each_status_change_and_audience_upload_is_audited_once_and_a_change_to_nothing_not_at_all<S: Store>(
+    store: S,
+) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let entry = |action: AuditAction, id: CampaignId| {
+        AuditEntry::by_key(&partner.principal, partner.workspace, action, id, w.clock.now())
+    };
+    let change = |id: CampaignId, t: Transition| w.campaigns.change_status(&partner.principal, None, id, t);
+    // One upload of two rows, then the launch.
+    let (campaign, _) =
+        invited_campaign(&w, &partner, &[("a", Some("a@example.com"), None), ("b", Some("b@example.com"), None)]).await;
+    let id = campaign.campaign.id;
+    w.campaigns.launch(&partner.principal, None, id).await.expect("launched already");
+    change(id, Transition::Pause).await.expect("paused");
+    change(id, Transition::Pause).await.expect("paused already");
+    change(id, Transition::Resume).await.expect("resumed");
+    change(id, Transition::Close).await.expect("closed");
+    change(id, Transition::Close).await.expect("closed already");
+    // A change the store finds made meanwhile writes its entry no more than its status.
+    let late = entry(AuditAction::CampaignPaused, id);
+    let stale = w.store.change_campaign_status(
+        id,
+        &[CampaignStatus::Active],
+        CampaignStatus::Paused,
+        w.clock.now(),
+        Some(&late),
+    );
+    assert!(stale.await.expect("changed nothing").is_none());
+    // A change of the service's own writes none.
+    let input = ProvisionInput { survey_id: Some(campaign.survey.id), ..ProvisionInput::default() };
+    let draft = w.campaigns.provision(&partner.principal, None, input).await.expect("provisioned");
+    let closed = w.store.change_campaign_status(
+        draft.campaign.id,
+        &[CampaignStatus::Draft],
+        CampaignStatus::Closed,
+        w.clock.now(),
+        None,
+    );
+    assert!(closed.await.expect("closed").is_some());
+
+    assert_eq!(
+        audited(&w, &partner).await,
+        [
+            entry(AuditAction::AudienceAttached, id),
+            entry(AuditAction::CampaignLaunched, id),
+            entry(AuditAction::CampaignPaused, id),
+            entry(AuditAction::CampaignResumed, id),
+            entry(AuditAction::CampaignClosed, id),
+        ]
+    );
+    assert!(audited(&w, &w.partner("Globex").await).await.is_empty(), "another workspace's trail");
 }

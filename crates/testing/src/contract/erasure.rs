@@ -4,10 +4,13 @@
 
 use pulse_domain::ErrorCode;
 use pulse_domain::apps::models::{Identity, RegisterInput, UserInput};
+use pulse_domain::audit::models::{AuditAction, AuditEntry};
 use pulse_domain::campaigns::models::AudienceRowInput;
 use pulse_domain::ids::DeviceId;
+use pulse_domain::shared::clock::Clock;
+use uuid::Uuid;
 
-use super::campaigns::counts_of;
+use super::campaigns::{audited, counts_of};
 use super::outreach::{answer_invitation, invited_campaign};
 use super::{Store, World};
 
@@ -109,4 +112,41 @@ pub async fn an_erased_app_user_or_device_is_gone_from_its_workspace_only<S: Sto
     assert_eq!(devices.iter().map(|d| d.device_id).collect::<Vec<_>>(), [ada.device_id]);
     let theirs_devices = w.apps.devices(&stranger.principal, None, None, None, None).await.expect("list").items;
     assert_eq!(theirs_devices.len(), 1);
+}
+
+pub async fn each_erasure_is_audited_once_by_an_id_and_one_that_erases_nothing_not_at_all<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let (invited, _) = invited_campaign(&w, &partner, &[("crm-7", Some("a@example.com"), None)]).await;
+    let campaign = invited.campaign.id;
+    let code = w.open_campaign(&partner).await.campaign.code;
+    let ada = w.apps.register(register(&code, "user-42")).await.expect("registered");
+    let bob = w.apps.register(register(&code, "user-43")).await.expect("registered");
+    let seen = audited(&w, &partner).await.len();
+    let principal = &partner.principal;
+
+    assert!(!w.erasures.erase_device(principal, None, DeviceId::new_random()).await.expect("unknown"));
+    assert!(!w.erasures.erase_app_user(principal, None, "nobody").await.expect("unknown"));
+    assert!(!w.erasures.erase_respondent(principal, None, campaign, "nobody").await.expect("unknown"));
+    assert!(w.erasures.erase_respondent(principal, None, campaign, "crm-7").await.expect("erased"));
+    assert!(w.erasures.erase_app_user(principal, None, "user-42").await.expect("erased"));
+    assert!(w.erasures.erase_device(principal, None, bob.device_id).await.expect("erased"));
+    assert!(!w.erasures.erase_respondent(principal, None, campaign, "crm-7").await.expect("again"));
+    assert!(!w.erasures.erase_app_user(principal, None, "user-42").await.expect("again"));
+    assert!(!w.erasures.erase_device(principal, None, bob.device_id).await.expect("again"));
+
+    let erased = audited(&w, &partner).await[seen..].to_vec();
+    let actions = [AuditAction::RespondentErased, AuditAction::AppUserErased, AuditAction::DeviceErased];
+    assert_eq!(erased.iter().map(|e| e.action).collect::<Vec<_>>(), actions);
+    for entry in &erased {
+        let expected = AuditEntry::by_key(principal, partner.workspace, entry.action, &entry.target, w.clock.now());
+        assert_eq!(entry, &expected);
+    }
+    assert_eq!(erased[2].target, bob.device_id.to_string());
+    // The person and the respondent are named by their erasures' ids: fresh ones, neither the
+    // reference asked by nor the person's id, which the `externalId` would name again.
+    let (respondent, person) = (&erased[0].target, &erased[1].target);
+    assert!(Uuid::parse_str(respondent).is_ok() && Uuid::parse_str(person).is_ok());
+    assert_ne!(respondent, person);
+    assert_ne!(person, &ada.user_id.expect("a person").to_string());
 }

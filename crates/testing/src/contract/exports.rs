@@ -3,14 +3,21 @@
 //! fetches are counted per link and hour, and a worker is alive while it beats.
 
 use futures_util::future::join;
-use pulse_domain::exports::models::{ExportFailure, ExportFormat, ExportRecord, ExportStatus, FinishedExport};
+use pulse_domain::ErrorCode;
+use pulse_domain::audit::models::{AuditAction, AuditEntry};
+use pulse_domain::exports::models::{
+    ExportFailure, ExportFormat, ExportRecord, ExportRequest, ExportStatus, FinishedExport,
+};
 use pulse_domain::ids::{EventId, ExportId, WorkspaceId};
 use pulse_domain::shared::clock::Clock;
+use pulse_domain::tenancy::service::KeyRequest;
 use pulse_domain::webhooks::models::SubscriptionInput;
+use secrecy::ExposeSecret;
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
-use super::{Partner, Store, World};
+use super::campaigns::audited;
+use super::{Partner, SCOPES, Store, World};
 
 /// A partner and a queued JSON export of its open campaign.
 async fn queued<S: Store>(w: &World<S>) -> (Partner, ExportRecord) {
@@ -34,7 +41,14 @@ async fn queued<S: Store>(w: &World<S>) -> (Partner, ExportRecord) {
         sha256: None,
         attempts: 0,
     };
-    w.store.insert_export(&record).await.expect("inserted");
+    let audit = AuditEntry::by_key(
+        &partner.principal,
+        partner.workspace,
+        AuditAction::ExportRequested,
+        record.id,
+        record.created_at,
+    );
+    w.store.insert_export(&record, &audit).await.expect("inserted");
     (partner, record)
 }
 
@@ -163,4 +177,35 @@ pub async fn a_finished_export_announces_itself_to_subscribed_endpoints_once<S: 
     let page = w.webhooks.deliveries(&partner.principal, None, subscription.id, None, None).await.expect("deliveries");
     assert_eq!(page.items.len(), 1, "announced once");
     assert_eq!(page.items[0].event_type.as_str(), "export.ready");
+}
+
+pub async fn a_requested_export_is_audited_once_and_a_refused_request_not_at_all<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let request = KeyRequest {
+        business_id: Some(partner.business),
+        scopes: SCOPES.iter().chain(&["channel:export"]).map(|s| (*s).to_owned()).collect(),
+        workspaces: vec![partner.workspace],
+        ..KeyRequest::default()
+    };
+    let issued = w.admin.create_key(request).await.expect("key");
+    let principal = w.tenancy.authenticate(Some(issued.key.expose_secret())).await.expect("principal");
+    let exporter = Partner { principal, ..partner };
+    let campaign = w.open_campaign(&exporter).await.campaign.id;
+    let seen = audited(&w, &exporter).await.len();
+    let json = ExportRequest::parse("json", false).expect("valid");
+
+    let refused = w.exports.request(&exporter.principal, None, campaign, json).await.expect_err("no worker");
+    assert_eq!(refused.code(), ErrorCode::ExportUnavailable);
+    w.store.export_worker_beat(Uuid::new_v4(), w.clock.now()).await.expect("beat");
+    let record = w.exports.request(&exporter.principal, None, campaign, json).await.expect("queued");
+
+    let requested = AuditEntry::by_key(
+        &exporter.principal,
+        exporter.workspace,
+        AuditAction::ExportRequested,
+        record.id,
+        w.clock.now(),
+    );
+    assert_eq!(audited(&w, &exporter).await[seen..], [requested]);
 }

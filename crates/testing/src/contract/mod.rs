@@ -24,9 +24,11 @@ use pulse_domain::analysis::ports::Analyzer as _;
 use pulse_domain::apps::models::HEARTBEAT_RATE;
 use pulse_domain::apps::ports::AppRepository;
 use pulse_domain::apps::service::Apps;
+use pulse_domain::audit::ports::AuditTrail;
 use pulse_domain::campaigns::models::{BriefInput, CampaignOverview, LaunchInput, ProvisionInput};
 use pulse_domain::campaigns::ports::{CampaignRepository, LaunchRepository};
 use pulse_domain::campaigns::service::{Campaigns, LaunchKeys};
+use pulse_domain::challenges::models::ChallengePolicy;
 use pulse_domain::erasure::ports::ErasureRepository;
 use pulse_domain::erasure::service::Erasures;
 use pulse_domain::exports::ports::{ExportRepository, ExportStore, WorkerPresence};
@@ -75,6 +77,7 @@ pub trait Store:
     + WorkerPresence
     + OutreachRepository
     + ErasureRepository
+    + AuditTrail
     + Clone
 {
 }
@@ -96,6 +99,7 @@ impl<T> Store for T where
         + WorkerPresence
         + OutreachRepository
         + ErasureRepository
+        + AuditTrail
         + Clone
 {
 }
@@ -206,7 +210,10 @@ impl<S: Store> World<S> {
                 SURVEY_URL,
                 sendable,
             ),
-            respondents: Respondents::new(store.clone(), crypto.clone(), clock.clone(), FakeTokens),
+            // Tests start hundreds of sessions in one instant; the challenge rates have tests of
+            // their own, with a policy of their own.
+            respondents: Respondents::new(store.clone(), crypto.clone(), clock.clone(), FakeTokens)
+                .with_challenges(ChallengePolicy::default().on_request_only()),
             keys: LaunchKeys::new(store.clone(), crypto.clone(), clock.clone()),
             erasures: Erasures::new(store.clone(), crypto.clone(), clock.clone()),
             store,
@@ -309,6 +316,7 @@ macro_rules! contract_suite {
                 a_key_is_found_by_its_prefix_and_a_revoked_key_stays_revoked,
                 one_reference_means_one_workspace_and_the_business_limit_holds,
                 a_key_is_usable_until_revoked_or_expired,
+                the_operators_approvals_and_keys_are_audited_once,
             }
             idempotency {
                 a_claim_is_exclusive_until_completed_then_replays,
@@ -325,6 +333,7 @@ macro_rules! contract_suite {
                 a_paused_or_closed_campaign_takes_no_link_start_or_register_even_from_an_old_copy,
                 links_written_together_are_each_answered_by_their_own_campaign,
                 campaign_status_changes_follow_the_lifecycle_and_the_list_follows_them,
+                each_status_change_and_audience_upload_is_audited_once_and_a_change_to_nothing_not_at_all,
             }
             sessions {
                 a_minted_link_starts_one_session,
@@ -362,6 +371,7 @@ macro_rules! contract_suite {
                 files_are_kept_replaced_and_deleted,
                 fetches_are_counted_per_link_and_hour_and_workers_are_alive_while_they_beat,
                 a_finished_export_announces_itself_to_subscribed_endpoints_once,
+                a_requested_export_is_audited_once_and_a_refused_request_not_at_all,
             }
             webhooks {
                 a_claimed_delivery_is_held_by_its_lease_and_only_its_holder_records,
@@ -371,10 +381,12 @@ macro_rules! contract_suite {
                 a_redelivery_requeues_finished_deliveries_and_leaves_a_held_one_to_its_lease,
                 a_bulk_redelivery_takes_exactly_the_statuses_of_its_range_or_nothing_beyond_its_cap,
                 events_past_their_retention_are_purged_once_every_delivery_is_finished,
+                each_endpoint_action_writes_one_audit_entry_and_one_that_does_nothing_none,
             }
             erasure {
                 an_erased_respondent_leaves_a_tombstone_that_keeps_the_counts,
                 an_erased_app_user_or_device_is_gone_from_its_workspace_only,
+                each_erasure_is_audited_once_by_an_id_and_one_that_erases_nothing_not_at_all,
             }
             outreach {
                 planning_queues_each_invitation_once_on_every_channel_a_person_can_be_reached_by,

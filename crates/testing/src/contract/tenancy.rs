@@ -1,9 +1,11 @@
-//! `TenancyRepository`: keys found by prefix, revocation, one workspace per reference, and the
-//! business's workspace limit.
+//! `TenancyRepository`: keys found by prefix, revocation, one workspace per reference, the
+//! business's workspace limit, and the operator's actions in the audit trail.
 
 use pulse_domain::ErrorCode;
+use pulse_domain::audit::models::{AuditAction, AuditActor, AuditQuery};
 use pulse_domain::ids::{ApiKeyId, WorkspaceId};
 use pulse_domain::shared::clock::Clock;
+use pulse_domain::shared::paging::PageRequest;
 use pulse_domain::tenancy::models::{NewWorkspace, WorkspaceCreation, WorkspaceDetails, WorkspaceType, slug_for};
 use pulse_domain::tenancy::service::KeyRequest;
 use time::Duration;
@@ -20,10 +22,48 @@ pub async fn a_key_is_found_by_its_prefix_and_a_revoked_key_stays_revoked<S: Sto
     assert_eq!((found.business_id, found.revoked_at), (Some(business.id), None));
     assert!(w.store.find_api_key("unknown00").await.expect("find").is_none());
 
-    assert!(w.store.revoke_api_key(&issued.prefix, w.clock.now()).await.expect("revoke"));
+    assert!(w.store.revoke_api_key(&issued.prefix, w.clock.now(), None).await.expect("revoke"));
     let revoked = w.store.find_api_key(&issued.prefix).await.expect("find").expect("the key");
     assert_eq!(revoked.revoked_at, Some(w.clock.now()));
-    assert!(!w.store.revoke_api_key("unknown00", w.clock.now()).await.expect("revoke"));
+    assert!(!w.store.revoke_api_key("unknown00", w.clock.now(), None).await.expect("revoke"));
+}
+
+pub async fn the_operators_approvals_and_keys_are_audited_once<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner_with("Acme", false).await;
+    let other = w.partner("Globex").await;
+    w.admin.approve_workspace(partner.workspace).await.expect("approved");
+    w.admin.approve_workspace(partner.workspace).await.expect("approved again");
+    let request = KeyRequest {
+        business_id: Some(partner.business),
+        scopes: vec!["channel:audit".into()],
+        ..KeyRequest::default()
+    };
+    let issued = w.admin.create_key(request).await.expect("key");
+    w.admin.revoke_key(&issued.prefix).await.expect("revoked");
+    w.admin.revoke_key(&issued.prefix).await.expect("revoked again");
+
+    let trail = |workspace: WorkspaceId| {
+        let store = w.store.clone();
+        async move {
+            let page = PageRequest { limit: 50, after: None };
+            let events = store.list_audit_events(workspace, &AuditQuery::default(), &page).await.expect("trail");
+            assert!(events.windows(2).all(|pair| pair[0].position < pair[1].position), "in written order");
+            events.into_iter().map(|e| (e.entry.action, e.entry.target, e.entry.actor)).collect::<Vec<_>>()
+        }
+    };
+    let first_key = w.store.find_api_key(&partner.principal.key_prefix).await.expect("find").expect("key");
+    assert_eq!(
+        trail(partner.workspace).await,
+        [
+            (AuditAction::KeyCreated, first_key.prefix, AuditActor::Operator),
+            (AuditAction::WorkspaceApproved, partner.workspace.to_string(), AuditActor::Operator),
+            (AuditAction::KeyCreated, issued.prefix.clone(), AuditActor::Operator),
+            (AuditAction::KeyRevoked, issued.prefix, AuditActor::Operator),
+        ]
+    );
+    let others: Vec<AuditAction> = trail(other.workspace).await.into_iter().map(|(action, ..)| action).collect();
+    assert_eq!(others, [AuditAction::KeyCreated, AuditAction::WorkspaceApproved], "its own business's only");
 }
 
 pub async fn a_key_is_usable_until_revoked_or_expired<S: Store>(store: S) {
@@ -44,13 +84,13 @@ pub async fn a_key_is_usable_until_revoked_or_expired<S: Store>(store: S) {
         async move { store.find_api_key(&prefix).await.expect("find").expect("the key").id }
     };
     let (lasting_id, brief_id) = (id_of(&lasting.prefix).await, id_of(&brief.prefix).await);
-    assert!(w.store.api_key_usable(lasting_id, now).await.expect("read"));
-    assert!(w.store.api_key_usable(brief_id, now + Duration::MINUTE).await.expect("read"));
-    assert!(!w.store.api_key_usable(brief_id, now + Duration::HOUR).await.expect("read"), "expired");
-    w.store.revoke_api_key(&lasting.prefix, now + Duration::MINUTE).await.expect("revoke");
-    assert!(w.store.api_key_usable(lasting_id, now).await.expect("read"), "usable before its revocation");
-    assert!(!w.store.api_key_usable(lasting_id, now + Duration::MINUTE).await.expect("read"), "revoked");
-    assert!(!w.store.api_key_usable(ApiKeyId::new_random(), now).await.expect("read"), "unknown");
+    assert_eq!(w.store.usable_key_prefix(lasting_id, now).await.expect("read"), Some(lasting.prefix.clone()));
+    assert!(w.store.usable_key_prefix(brief_id, now + Duration::MINUTE).await.expect("read").is_some());
+    assert!(w.store.usable_key_prefix(brief_id, now + Duration::HOUR).await.expect("read").is_none(), "expired");
+    w.store.revoke_api_key(&lasting.prefix, now + Duration::MINUTE, None).await.expect("revoke");
+    assert!(w.store.usable_key_prefix(lasting_id, now).await.expect("read").is_some(), "usable before its revocation");
+    assert!(w.store.usable_key_prefix(lasting_id, now + Duration::MINUTE).await.expect("read").is_none(), "revoked");
+    assert!(w.store.usable_key_prefix(ApiKeyId::new_random(), now).await.expect("read").is_none(), "unknown");
 }
 
 pub async fn one_reference_means_one_workspace_and_the_business_limit_holds<S: Store>(store: S) {

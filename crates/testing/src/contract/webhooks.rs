@@ -5,14 +5,19 @@
 //! expires, and only the latest one is kept. A redelivery requeues what is finished, makes due
 //! what waits, leaves a held delivery to its lease, and a bulk one takes exactly its range. An event
 //! is purged once it is older than the purge's cut-off and every delivery of it is finished.
+//! Each of a partner's actions on an endpoint writes one audit entry with it, and one that does
+//! nothing writes none.
 
 use futures_util::future::{join, join_all};
-use pulse_domain::ids::{EventId, WebhookId};
+use pulse_domain::audit::models::{AuditAction, AuditEntry, AuditQuery};
+use pulse_domain::error::ErrorCode;
+use pulse_domain::ids::{DeliveryId, EventId, WebhookId};
 use pulse_domain::shared::clock::Clock;
 use pulse_domain::shared::paging::PageRequest;
 use pulse_domain::webhooks::models::{
     AttemptRecord, Claim, ClaimedDelivery, DISABLE_AFTER_DEAD, DeliveryStatus, DeliveryView, EventType, NewEvent,
-    PreviousSecret, RedeliveryRange, RedeliveryView, SecretRotation, Subscription, SubscriptionInput, aggregate,
+    NewSubscription, PreviousSecret, RedeliveryInput, RedeliveryRange, RedeliveryView, SecretRotation, Subscription,
+    SubscriptionChanges, SubscriptionInput, SubscriptionPatch, aggregate,
 };
 use time::Duration;
 use uuid::Uuid;
@@ -83,6 +88,11 @@ async fn endpoint_of<S: Store>(w: &World<S>, partner: &Partner, id: WebhookId) -
 
 async fn trail_of<S: Store>(w: &World<S>, id: WebhookId) -> Vec<DeliveryView> {
     w.store.list_deliveries(id, &PageRequest { limit: 20, after: None }).await.expect("listed")
+}
+
+/// The entry the service writes when `partner` does `action` to the endpoint `id` now.
+fn audit<S: Store>(w: &World<S>, partner: &Partner, action: AuditAction, id: WebhookId) -> AuditEntry {
+    AuditEntry::by_key(&partner.principal, partner.workspace, action, id, w.clock.now())
 }
 
 /// The outcome of an attempt at `delivery`, made under `token`.
@@ -236,9 +246,10 @@ pub async fn a_rotated_secret_is_claimed_with_its_deliveries_until_it_expires<S:
         at: now,
     };
     let expires_at = now + Duration::HOUR;
+    let rotated = audit(&w, &partner, AuditAction::WebhookSecretRotated, id);
     assert!(
         w.store
-            .rotate_secret(partner.workspace, id, &rotation(b"second", Some(Duration::HOUR)))
+            .rotate_secret(partner.workspace, id, &rotation(b"second", Some(Duration::HOUR)), &rotated)
             .await
             .expect("rotated")
     );
@@ -247,7 +258,10 @@ pub async fn a_rotated_secret_is_claimed_with_its_deliveries_until_it_expires<S:
 
     // Rotating again keeps only the secret it replaces.
     assert!(
-        w.store.rotate_secret(partner.workspace, id, &rotation(b"third", Some(Duration::HOUR))).await.expect("rotated")
+        w.store
+            .rotate_secret(partner.workspace, id, &rotation(b"third", Some(Duration::HOUR)), &rotated)
+            .await
+            .expect("rotated")
     );
     let just_before = expires_at - Duration::SECOND;
     let (current, previous) = claimed_secrets(&w, just_before).await;
@@ -256,15 +270,18 @@ pub async fn a_rotated_secret_is_claimed_with_its_deliveries_until_it_expires<S:
     let (_, previous) = claimed_secrets(&w, expires_at).await;
     assert_eq!(previous, None, "an expired secret is not handed over");
 
-    assert!(w.store.rotate_secret(partner.workspace, id, &rotation(b"fourth", None)).await.expect("rotated"));
+    assert!(w.store.rotate_secret(partner.workspace, id, &rotation(b"fourth", None), &rotated).await.expect("rotated"));
     let (current, previous) = claimed_secrets(&w, now).await;
     assert_eq!((current.as_slice(), previous), (&b"fourth"[..], None), "no grace keeps no previous secret");
 
     let stranger = w.partner("Other").await;
-    assert!(!w.store.rotate_secret(stranger.workspace, id, &rotation(b"theirs", None)).await.expect("answered"));
+    let theirs = audit(&w, &stranger, AuditAction::WebhookSecretRotated, id);
+    assert!(
+        !w.store.rotate_secret(stranger.workspace, id, &rotation(b"theirs", None), &theirs).await.expect("answered")
+    );
     assert!(
         !w.store
-            .rotate_secret(partner.workspace, WebhookId::new_random(), &rotation(b"x", None))
+            .rotate_secret(partner.workspace, WebhookId::new_random(), &rotation(b"x", None), &rotated)
             .await
             .expect("answered")
     );
@@ -304,7 +321,8 @@ pub async fn a_redelivery_requeues_finished_deliveries_and_leaves_a_held_one_to_
     let settled = settle(&w, now + Duration::minutes(5), &[Some(Dead), Some(Delivered), Some(Failed), None]).await;
     // Within the held delivery's lease, which ends a minute after the claim.
     let at = now + Duration::minutes(5) + Duration::seconds(30);
-    let redeliver = |n: usize| w.store.redeliver(id, settled[n].id, at);
+    let redelivered = audit(&w, &partner, AuditAction::WebhookRedelivered, id);
+    let redeliver = |n: usize| w.store.redeliver(id, settled[n].id, at, &redelivered);
 
     let dead = redeliver(0).await.expect("redelivered").expect("found");
     assert_eq!((dead.status, dead.next_attempt_at, dead.attempts), (Pending, Some(at), 1));
@@ -336,9 +354,10 @@ pub async fn a_redelivery_requeues_finished_deliveries_and_leaves_a_held_one_to_
     assert!(w.store.record_attempt(&outcome(holder, holder.claim_token, Delivered, later)).await.expect("recorded"));
 
     let other = endpoint_with(&w, &partner, 0).await;
-    assert_eq!(w.store.redeliver(other, settled[0].id, at).await.expect("answered"), None, "another endpoint's");
-    let unknown = pulse_domain::ids::DeliveryId::new_random();
-    assert_eq!(w.store.redeliver(id, unknown, at).await.expect("answered"), None);
+    let elsewhere = audit(&w, &partner, AuditAction::WebhookRedelivered, other);
+    let answer = w.store.redeliver(other, settled[0].id, at, &elsewhere).await.expect("answered");
+    assert_eq!(answer, None, "another endpoint's");
+    assert_eq!(w.store.redeliver(id, DeliveryId::new_random(), at, &redelivered).await.expect("answered"), None);
 }
 
 pub async fn a_bulk_redelivery_takes_exactly_the_statuses_of_its_range_or_nothing_beyond_its_cap<S: Store>(store: S) {
@@ -363,12 +382,14 @@ pub async fn a_bulk_redelivery_takes_exactly_the_statuses_of_its_range_or_nothin
         statuses: vec![Failed, Dead],
     };
     let status_of = |trail: &[DeliveryView], n: usize| trail.iter().find(|d| d.id == settled[n].id).map(|d| d.status);
+    let redelivered = audit(&w, &partner, AuditAction::WebhookRedelivered, id);
 
-    assert_eq!(w.store.redeliver_range(id, &range, now, 1).await.expect("answered"), None, "two match: above the cap");
+    let above_cap = w.store.redeliver_range(id, &range, now, 1, &redelivered).await.expect("answered");
+    assert_eq!(above_cap, None, "two match: above the cap");
     let trail = trail_of(&w, id).await;
     assert_eq!(status_of(&trail, 3), Some(Dead), "a refused bulk redelivery changes nothing");
 
-    assert_eq!(w.store.redeliver_range(id, &range, now, 2).await.expect("answered"), Some(2));
+    assert_eq!(w.store.redeliver_range(id, &range, now, 2, &redelivered).await.expect("answered"), Some(2));
     let trail = trail_of(&w, id).await;
     let after: Vec<_> = (0..5).map(|n| status_of(&trail, n).expect("in the trail")).collect();
     assert_eq!(after, [Dead, Failed, Delivered, Pending, Dead], "only FAILED and DEAD inside the range");
@@ -379,7 +400,7 @@ pub async fn a_bulk_redelivery_takes_exactly_the_statuses_of_its_range_or_nothin
     assert_eq!(trail_of(&w, neighbour).await[0].status, Dead, "another endpoint's delivery is not touched");
 
     let dead_only = RedeliveryRange { statuses: vec![Dead], ..range };
-    assert_eq!(w.store.redeliver_range(id, &dead_only, now, 2).await.expect("answered"), Some(0));
+    assert_eq!(w.store.redeliver_range(id, &dead_only, now, 2, &redelivered).await.expect("answered"), Some(0));
 }
 
 pub async fn events_past_their_retention_are_purged_once_every_delivery_is_finished<S: Store>(store: S) {
@@ -410,4 +431,88 @@ pub async fn events_past_their_retention_are_purged_once_every_delivery_is_finis
         "a failed or held delivery keeps its event, and so does a newer event"
     );
     assert_eq!(w.store.purge_webhook_events(cut_off, 10).await.expect("purged"), 0, "nothing twice");
+}
+
+/// Asserts that the workspace's audit trail, which held `seen` entries, grew by `expected` alone.
+async fn assert_audited<S: Store>(w: &World<S>, partner: &Partner, seen: &mut usize, expected: &[AuditEntry]) {
+    let page = PageRequest { limit: 50, after: None };
+    let events = w.store.list_audit_events(partner.workspace, &AuditQuery::default(), &page).await.expect("listed");
+    let entries: Vec<AuditEntry> = events.into_iter().map(|e| e.entry).collect();
+    assert_eq!(entries.get(*seen..), Some(expected));
+    *seen = entries.len();
+}
+
+pub async fn each_endpoint_action_writes_one_audit_entry_and_one_that_does_nothing_none<S: Store>(store: S) {
+    use AuditAction::{WebhookCreated, WebhookDeleted, WebhookRedelivered, WebhookSecretRotated, WebhookUpdated};
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let p = &partner.principal;
+    let now = w.clock.now();
+    // Setting the partner up may write entries of its own: only those of the actions below count.
+    let page = PageRequest { limit: 50, after: None };
+    let mut seen =
+        w.store.list_audit_events(partner.workspace, &AuditQuery::default(), &page).await.expect("listed").len();
+    let entry = |action, id| audit(&w, &partner, action, id);
+
+    let input =
+        SubscriptionInput { url: Some("https://hooks.example.com/pulse".into()), description: None, event_types: None };
+    let (endpoint, _) = w.webhooks.create(p, None, input).await.expect("subscribed");
+    let id = endpoint.id;
+    assert_audited(&w, &partner, &mut seen, &[entry(WebhookCreated, id)]).await;
+
+    let patch = SubscriptionPatch { description: Some(Some("Orders".into())), ..SubscriptionPatch::default() };
+    w.webhooks.update(p, None, id, patch).await.expect("updated");
+    assert_audited(&w, &partner, &mut seen, &[entry(WebhookUpdated, id)]).await;
+
+    w.webhooks.rotate_secret(p, None, id, None).await.expect("rotated");
+    assert_audited(&w, &partner, &mut seen, &[entry(WebhookSecretRotated, id)]).await;
+
+    let queued = w.webhooks.simulate(p, None, id).await.expect("queued");
+    w.webhooks.redeliver(p, None, id, queued.id).await.expect("redelivered");
+    assert_audited(&w, &partner, &mut seen, &[entry(WebhookRedelivered, id)]).await;
+
+    settle(&w, now, &[Some(DeliveryStatus::Dead)]).await;
+    let rfc = |at: time::OffsetDateTime| at.format(&time::format_description::well_known::Rfc3339).expect("formats");
+    let input =
+        RedeliveryInput { from: Some(rfc(now - Duration::HOUR)), to: Some(rfc(now + Duration::HOUR)), statuses: None };
+    assert_eq!(w.webhooks.redeliver_range(p, None, id, input).await.expect("redelivered"), 1);
+    assert_audited(&w, &partner, &mut seen, &[entry(WebhookRedelivered, id)]).await;
+
+    // Nothing done, nothing written: a full workspace, an unknown endpoint or delivery, a range
+    // matching no delivery.
+    let twin = NewSubscription {
+        subscription: Subscription { id: WebhookId::new_random(), ..endpoint.clone() },
+        secret_sealed: b"sealed".to_vec(),
+    };
+    let created = entry(WebhookCreated, twin.subscription.id);
+    let full = w.store.insert_subscription(&twin, 1, &created).await.expect_err("the workspace is full");
+    assert_eq!(full.code(), ErrorCode::Conflict);
+    let (workspace, unknown) = (partner.workspace, WebhookId::new_random());
+    let changes = SubscriptionChanges { is_active: Some(false), ..SubscriptionChanges::default() };
+    let updated = entry(WebhookUpdated, unknown);
+    assert_eq!(w.store.update_subscription(workspace, unknown, &changes, now, &updated).await.expect("answered"), None);
+    let rotation = SecretRotation { secret_sealed: b"new".to_vec(), previous_expires_at: None, at: now };
+    let rotated = entry(WebhookSecretRotated, unknown);
+    assert!(!w.store.rotate_secret(workspace, unknown, &rotation, &rotated).await.expect("answered"));
+    let deleted = entry(WebhookDeleted, unknown);
+    assert!(!w.store.delete_subscription(workspace, unknown, &deleted).await.expect("answered"));
+    let range = RedeliveryRange {
+        from: now - Duration::HOUR,
+        to: now + Duration::HOUR,
+        statuses: vec![DeliveryStatus::Failed, DeliveryStatus::Dead],
+    };
+    let redelivered = entry(WebhookRedelivered, unknown);
+    assert_eq!(w.store.redeliver(unknown, queued.id, now, &redelivered).await.expect("answered"), None);
+    assert_eq!(w.store.redeliver_range(unknown, &range, now, 10, &redelivered).await.expect("answered"), Some(0));
+    let redelivered = entry(WebhookRedelivered, id);
+    assert_eq!(w.store.redeliver(id, DeliveryId::new_random(), now, &redelivered).await.expect("answered"), None);
+    let none_left = w.store.redeliver_range(id, &range, now, 10, &redelivered).await.expect("answered");
+    assert_eq!(none_left, Some(0), "the DEAD delivery was sent again already");
+    assert_audited(&w, &partner, &mut seen, &[]).await;
+
+    w.webhooks.delete(p, None, id).await.expect("deleted");
+    assert_audited(&w, &partner, &mut seen, &[entry(WebhookDeleted, id)]).await;
+    let deleted = entry(WebhookDeleted, id);
+    assert!(!w.store.delete_subscription(workspace, id, &deleted).await.expect("answered"), "deleted already");
+    assert_audited(&w, &partner, &mut seen, &[]).await;
 }

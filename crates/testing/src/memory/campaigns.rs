@@ -1,5 +1,6 @@
 //! Surveys, campaigns, respondents, launch links and launch keys in memory.
 use super::*;
+use pulse_domain::audit::models::AuditEntry;
 use pulse_domain::campaigns::models::{
     AudienceMode, Campaign, CampaignOverview, CampaignStatus, ClearRef, DigestedRef, LAUNCH_KEY_SLOTS, LaunchContext,
     LaunchKey, LaunchLink, ListedCampaign, NewRespondent, RowOutcome, Survey, UpsertedRespondent, not_collecting,
@@ -109,6 +110,7 @@ impl CampaignRepository for MemoryStore {
         from: &[CampaignStatus],
         to: CampaignStatus,
         at: OffsetDateTime,
+        audit: Option<&AuditEntry>,
     ) -> Result<Option<Campaign>> {
         let mut state = self.state();
         let Some(campaign) = state.campaigns.get_mut(&id).filter(|c| from.contains(&c.status)) else {
@@ -121,13 +123,18 @@ impl CampaignRepository for MemoryStore {
         if to == CampaignStatus::Closed {
             campaign.closed_at = Some(at);
         }
-        Ok(Some(campaign.clone()))
+        let changed = campaign.clone();
+        if let Some(audit) = audit {
+            state.audit(audit);
+        }
+        Ok(Some(changed))
     }
 
     async fn upsert_respondents(
         &self,
         campaign: CampaignId,
         rows: &[NewRespondent],
+        audit: &AuditEntry,
     ) -> Result<Vec<UpsertedRespondent>> {
         let mut state = self.state();
         if !state.campaigns.contains_key(&campaign) {
@@ -202,6 +209,7 @@ impl CampaignRepository for MemoryStore {
         {
             c.audience = AudienceMode::Closed;
         }
+        state.audit(audit);
         Ok(upserted)
     }
 

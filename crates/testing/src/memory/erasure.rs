@@ -1,6 +1,7 @@
 //! Erasures in memory, as PostgreSQL does them (the record itself is not kept: nothing reads it).
 
 use pulse_domain::apps::models::Identity;
+use pulse_domain::audit::models::AuditEntry;
 use pulse_domain::erasure::models::ErasureRecord;
 use pulse_domain::erasure::ports::ErasureRepository;
 use pulse_domain::error::Result;
@@ -11,7 +12,7 @@ use pulse_domain::sessions::models::SessionStatus;
 use super::MemoryStore;
 
 impl ErasureRepository for MemoryStore {
-    async fn erase_app_user(&self, user: AppUserId, record: &ErasureRecord) -> Result<bool> {
+    async fn erase_app_user(&self, user: AppUserId, record: &ErasureRecord, audit: &AuditEntry) -> Result<bool> {
         let mut state = self.state();
         if state.app_users.get(&user).is_none_or(|u| u.workspace_id != record.workspace_id) {
             return Ok(false);
@@ -26,10 +27,11 @@ impl ErasureRepository for MemoryStore {
                 attribution.user_id = None;
             }
         }
+        state.audit(audit);
         Ok(true)
     }
 
-    async fn erase_device(&self, device: DeviceId, record: &ErasureRecord) -> Result<bool> {
+    async fn erase_device(&self, device: DeviceId, record: &ErasureRecord, audit: &AuditEntry) -> Result<bool> {
         let mut state = self.state();
         let Some(at) = state.devices.iter().position(|d| d.id == device && d.workspace_id == record.workspace_id)
         else {
@@ -48,10 +50,17 @@ impl ErasureRepository for MemoryStore {
         {
             state.app_users.remove(&user);
         }
+        state.audit(audit);
         Ok(true)
     }
 
-    async fn erase_respondent(&self, campaign: CampaignId, ref_digest: &[u8], record: &ErasureRecord) -> Result<bool> {
+    async fn erase_respondent(
+        &self,
+        campaign: CampaignId,
+        ref_digest: &[u8],
+        record: &ErasureRecord,
+        audit: &AuditEntry,
+    ) -> Result<bool> {
         let mut state = self.state();
         if state.campaigns.get(&campaign).is_none_or(|c| c.workspace_id != record.workspace_id) {
             return Ok(false);
@@ -96,6 +105,7 @@ impl ErasureRepository for MemoryStore {
                 message.reason = Some(Suppression::Erased.as_str().to_owned());
             }
         }
+        state.audit(audit);
         Ok(true)
     }
 }

@@ -1,6 +1,7 @@
 //! Export records, their claims and files, fetch counts and worker beats in memory.
 
 use pulse_domain::Result;
+use pulse_domain::audit::models::AuditEntry;
 use pulse_domain::exports::models::{ExportFailure, ExportJob, ExportRecord, ExportStatus, FinishedExport};
 use pulse_domain::exports::ports::{ExportRepository, ExportStore, WorkerPresence};
 use pulse_domain::ids::{ExportId, WorkspaceId};
@@ -10,9 +11,11 @@ use uuid::Uuid;
 use super::{ExportRow, MemoryStore};
 
 impl ExportRepository for MemoryStore {
-    async fn insert_export(&self, record: &ExportRecord) -> Result<()> {
+    async fn insert_export(&self, record: &ExportRecord, audit: &AuditEntry) -> Result<()> {
         let row = ExportRow { record: record.clone(), claim: None, lease_until: None };
-        self.state().exports.insert(record.id, row);
+        let mut state = self.state();
+        state.exports.insert(record.id, row);
+        state.audit(audit);
         Ok(())
     }
 

@@ -4,6 +4,7 @@
 
 mod analysis;
 mod apps;
+mod audit;
 mod campaigns;
 mod erasure;
 mod exports;
@@ -90,6 +91,8 @@ struct State {
     opt_outs: Vec<outreach::OptOutRow>,
     calls: Vec<outreach::CallRow>,
     recordings: Vec<outreach::RecordingRow>,
+    /// The audit trail, in the order written; an entry's position is its index plus one.
+    audit: Vec<audit::AuditRow>,
 }
 
 #[derive(Clone, Debug)]

@@ -1,5 +1,6 @@
 //! Businesses, keys and workspaces in memory.
 use super::*;
+use pulse_domain::audit::models::AuditEntry;
 use pulse_domain::error::{Error, ErrorCode, Result};
 use pulse_domain::ids::{ApiKeyId, BusinessId, WorkspaceId};
 use pulse_domain::tenancy::models::{
@@ -18,7 +19,7 @@ impl TenancyRepository for MemoryStore {
         Ok(self.state().businesses.contains_key(&id))
     }
 
-    async fn insert_api_key(&self, key: &NewApiKey) -> Result<()> {
+    async fn insert_api_key(&self, key: &NewApiKey, audit: Option<&AuditEntry>) -> Result<()> {
         let mut state = self.state();
         if state.keys.contains_key(&key.record.prefix) {
             return Err(Error::refused(ErrorCode::Conflict, "prefix taken"));
@@ -31,6 +32,9 @@ impl TenancyRepository for MemoryStore {
             return Err(Error::not_found("workspace"));
         }
         state.keys.insert(key.record.prefix.clone(), key.record.clone());
+        if let Some(entry) = audit {
+            state.audit(entry);
+        }
         Ok(())
     }
 
@@ -38,14 +42,29 @@ impl TenancyRepository for MemoryStore {
         Ok(self.state().keys.get(prefix).cloned())
     }
 
-    async fn api_key_usable(&self, id: ApiKeyId, at: OffsetDateTime) -> Result<bool> {
-        Ok(self.state().keys.values().any(|k| {
-            k.id == id && k.revoked_at.is_none_or(|revoked| revoked > at) && k.expires_at.is_none_or(|ends| ends > at)
-        }))
+    async fn usable_key_prefix(&self, id: ApiKeyId, at: OffsetDateTime) -> Result<Option<String>> {
+        Ok(self
+            .state()
+            .keys
+            .values()
+            .find(|k| {
+                k.id == id
+                    && k.revoked_at.is_none_or(|revoked| revoked > at)
+                    && k.expires_at.is_none_or(|ends| ends > at)
+            })
+            .map(|k| k.prefix.clone()))
     }
 
-    async fn revoke_api_key(&self, prefix: &str, at: OffsetDateTime) -> Result<bool> {
-        Ok(self.state().keys.get_mut(prefix).map(|k| k.revoked_at = Some(at)).is_some())
+    async fn revoke_api_key(&self, prefix: &str, at: OffsetDateTime, audit: Option<&AuditEntry>) -> Result<bool> {
+        let mut state = self.state();
+        let Some(key) = state.keys.get_mut(prefix) else { return Ok(false) };
+        if key.revoked_at.is_none() {
+            key.revoked_at = Some(at);
+            if let Some(entry) = audit {
+                state.audit(entry);
+            }
+        }
+        Ok(true)
     }
 
     async fn create_workspace(
@@ -91,11 +110,15 @@ impl TenancyRepository for MemoryStore {
             .collect())
     }
 
-    async fn approve_workspace(&self, id: WorkspaceId) -> Result<Option<Workspace>> {
+    async fn approve_workspace(&self, id: WorkspaceId, audit: &AuditEntry) -> Result<Option<Workspace>> {
         let mut state = self.state();
-        Ok(state.workspaces.iter_mut().find(|w| w.id == id).map(|w| {
-            w.status = WorkspaceStatus::Active;
-            w.clone()
-        }))
+        let Some(workspace) = state.workspaces.iter_mut().find(|w| w.id == id) else { return Ok(None) };
+        let changed = workspace.status != WorkspaceStatus::Active;
+        workspace.status = WorkspaceStatus::Active;
+        let approved = workspace.clone();
+        if changed {
+            state.audit(audit);
+        }
+        Ok(Some(approved))
     }
 }

@@ -1,5 +1,6 @@
 //! Endpoints, events and deliveries in memory.
 use super::*;
+use pulse_domain::audit::models::AuditEntry;
 use pulse_domain::error::{Error, ErrorCode, Result};
 use pulse_domain::ids::{DeliveryId, EventId, WebhookId, WorkspaceId};
 use pulse_domain::shared::paging::PageRequest;
@@ -77,7 +78,12 @@ impl DeliveryRow {
 }
 
 impl WebhookRepository for MemoryStore {
-    async fn insert_subscription(&self, new: &NewSubscription, max_per_workspace: usize) -> Result<()> {
+    async fn insert_subscription(
+        &self,
+        new: &NewSubscription,
+        max_per_workspace: usize,
+        audit: &AuditEntry,
+    ) -> Result<()> {
         let mut state = self.state();
         let workspace = new.subscription.workspace_id;
         if state.webhooks.iter().filter(|w| w.subscription.workspace_id == workspace).count() >= max_per_workspace {
@@ -92,6 +98,7 @@ impl WebhookRepository for MemoryStore {
             previous_secret: None,
             dead_in_a_row: 0,
         });
+        state.audit(audit);
         Ok(())
     }
 
@@ -120,6 +127,7 @@ impl WebhookRepository for MemoryStore {
         id: WebhookId,
         changes: &SubscriptionChanges,
         _at: OffsetDateTime,
+        audit: &AuditEntry,
     ) -> Result<Option<Subscription>> {
         let mut state = self.state();
         let Some(row) =
@@ -147,10 +155,18 @@ impl WebhookRepository for MemoryStore {
             Some(false) => subscription.is_active = false,
             None => {}
         }
-        Ok(Some(row.subscription.clone()))
+        let updated = row.subscription.clone();
+        state.audit(audit);
+        Ok(Some(updated))
     }
 
-    async fn rotate_secret(&self, workspace: WorkspaceId, id: WebhookId, rotation: &SecretRotation) -> Result<bool> {
+    async fn rotate_secret(
+        &self,
+        workspace: WorkspaceId,
+        id: WebhookId,
+        rotation: &SecretRotation,
+        audit: &AuditEntry,
+    ) -> Result<bool> {
         let mut state = self.state();
         let Some(row) =
             state.webhooks.iter_mut().find(|w| w.subscription.id == id && w.subscription.workspace_id == workspace)
@@ -160,10 +176,11 @@ impl WebhookRepository for MemoryStore {
         let retired = std::mem::replace(&mut row.secret_sealed, rotation.secret_sealed.clone());
         row.previous_secret =
             rotation.previous_expires_at.map(|expires_at| PreviousSecret { sealed: retired, expires_at });
+        state.audit(audit);
         Ok(true)
     }
 
-    async fn delete_subscription(&self, workspace: WorkspaceId, id: WebhookId) -> Result<bool> {
+    async fn delete_subscription(&self, workspace: WorkspaceId, id: WebhookId, audit: &AuditEntry) -> Result<bool> {
         let mut state = self.state();
         let before = state.webhooks.len();
         state.webhooks.retain(|w| !(w.subscription.id == id && w.subscription.workspace_id == workspace));
@@ -171,6 +188,7 @@ impl WebhookRepository for MemoryStore {
             return Ok(false);
         }
         state.deliveries.retain(|d| d.subscription != id);
+        state.audit(audit);
         Ok(true)
     }
 
@@ -207,6 +225,7 @@ impl WebhookRepository for MemoryStore {
         subscription: WebhookId,
         delivery: DeliveryId,
         at: OffsetDateTime,
+        audit: &AuditEntry,
     ) -> Result<Option<DeliveryView>> {
         let mut state = self.state();
         let Some(row) = state.deliveries.iter_mut().find(|d| d.view.id == delivery && d.subscription == subscription)
@@ -214,7 +233,9 @@ impl WebhookRepository for MemoryStore {
             return Ok(None);
         };
         row.redeliver(at);
-        Ok(Some(row.view.clone()))
+        let view = row.view.clone();
+        state.audit(audit);
+        Ok(Some(view))
     }
 
     async fn redeliver_range(
@@ -223,6 +244,7 @@ impl WebhookRepository for MemoryStore {
         range: &RedeliveryRange,
         at: OffsetDateTime,
         max: u32,
+        audit: &AuditEntry,
     ) -> Result<Option<u64>> {
         let mut state = self.state();
         let State { events, deliveries, .. } = &mut *state;
@@ -239,7 +261,12 @@ impl WebhookRepository for MemoryStore {
         for row in &mut matching {
             row.redeliver(at);
         }
-        Ok(Some(matching.len() as u64))
+        let requeued = matching.len() as u64;
+        // None matched, none sent again: no redelivery to record.
+        if requeued > 0 {
+            state.audit(audit);
+        }
+        Ok(Some(requeued))
     }
 
     async fn claim_deliveries(&self, claim: &Claim) -> Result<Vec<ClaimedDelivery>> {

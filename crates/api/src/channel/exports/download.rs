@@ -1,11 +1,12 @@
 //! `GET CH/downloads/{token}/{filename}`.
 
-use actix_web::HttpResponse;
 use actix_web::http::header::{self, ContentDisposition, DispositionParam, DispositionType, HeaderValue};
 use actix_web::web::{Data, Path};
+use actix_web::{HttpRequest, HttpResponse};
+use pulse_domain::audit::models::truncated_network;
 
 use crate::error::{ApiError, ErrorBody};
-use crate::request::no_store;
+use crate::request::{client_address, no_store};
 use crate::state::{AppState, Platform};
 
 /// An export's file, through the link `GET /exports/{id}` minted. No key: the signed link is the
@@ -27,10 +28,12 @@ use crate::state::{AppState, Platform};
 )]
 pub async fn download_export<P: Platform>(
     state: Data<AppState<P>>,
+    req: HttpRequest,
     path: Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (token, filename) = path.into_inner();
-    let download = state.exports.download(&token, &filename).await?;
+    let network = client_address(&req, &state.network).map(truncated_network);
+    let download = state.exports.download(&token, &filename, network).await?;
     let disposition = ContentDisposition {
         disposition: DispositionType::Attachment,
         parameters: vec![DispositionParam::Filename(download.filename)],

@@ -1,6 +1,7 @@
 //! The partner's campaign list, and a campaign's lifecycle: launching, pausing, resuming and
 //! closing it, each with one read of the campaign and one update.
 
+use crate::audit::models::{AuditAction, AuditEntry};
 use crate::campaigns::models::{CampaignOverview, CampaignStatus, ListedCampaign, Transition};
 use crate::campaigns::ports::{CampaignRepository, LaunchRepository, LaunchTokenCodec, SurveyGenerator};
 use crate::campaigns::service::{CampaignView, Campaigns};
@@ -59,9 +60,11 @@ where
             ));
         }
         let mut overview = overview;
+        let now = self.clock.now();
+        let audit = AuditEntry::by_key(principal, workspace, AuditAction::CampaignLaunched, id, now);
         match self
             .repo
-            .change_campaign_status(id, &[CampaignStatus::Draft], CampaignStatus::Active, self.clock.now())
+            .change_campaign_status(id, &[CampaignStatus::Draft], CampaignStatus::Active, now, Some(&audit))
             .await?
         {
             Some(launched) => overview.campaign = launched,
@@ -136,13 +139,24 @@ where
             if to == from {
                 return Ok(view);
             }
-            if let Some(changed) = self.repo.change_campaign_status(id, &[from], to, self.clock.now()).await? {
+            let now = self.clock.now();
+            let workspace = view.overview.campaign.workspace_id;
+            let audit = AuditEntry::by_key(principal, workspace, audited(transition), id, now);
+            if let Some(changed) = self.repo.change_campaign_status(id, &[from], to, now, Some(&audit)).await? {
                 let mut view = view;
                 view.overview.campaign = changed;
                 return Ok(view);
             }
         }
         Err(Error::refused(ErrorCode::Conflict, "the campaign changed status meanwhile; read it and try again"))
+    }
+}
+
+const fn audited(transition: Transition) -> AuditAction {
+    match transition {
+        Transition::Pause => AuditAction::CampaignPaused,
+        Transition::Resume => AuditAction::CampaignResumed,
+        Transition::Close => AuditAction::CampaignClosed,
     }
 }
 

@@ -1,5 +1,6 @@
 //! The partner's campaign routes: provision, read, attach an audience, launch, mint links.
 
+use crate::audit::models::{AuditAction, AuditEntry};
 use crate::campaigns::models::{
     AudienceMode, AudienceRowInput, Campaign, CampaignCopies, CampaignOverview, CampaignStatus,
     DEFAULT_ANONYMITY_FLOOR, DeliveryChannel, DigestedRef, LINK_LIFETIME, LaunchClaims, LaunchInput, LaunchLink,
@@ -243,7 +244,8 @@ where
                 }
             })
             .collect();
-        let stored = self.repo.upsert_respondents(id, &new).await?;
+        let audit = AuditEntry::by_key(principal, workspace, AuditAction::AudienceAttached, id, now);
+        let stored = self.repo.upsert_respondents(id, &new, &audit).await?;
         rows.into_iter()
             .zip(stored)
             .map(|(row, stored)| {

@@ -27,10 +27,12 @@ impl Scope {
     pub const PROVISION: &'static str = "channel:provision";
     pub const EXPORT: &'static str = "channel:export";
     pub const TRANSCRIPTS: &'static str = "channel:transcripts";
+    pub const AUDIT: &'static str = "channel:audit";
 
     /// Every scope some route of this version checks, in alphabetical order.
-    pub const KNOWN: [&'static str; 8] = [
+    pub const KNOWN: [&'static str; 9] = [
         Self::AUDIENCE,
+        Self::AUDIT,
         Self::EXPORT,
         Self::PROVISION,
         Self::RESULTS,
@@ -124,6 +126,9 @@ pub struct Principal {
     pub business_id: Option<BusinessId>,
     pub scopes: Vec<Scope>,
     pub workspace_allowlist: Vec<WorkspaceId>,
+    /// The network the call came from, truncated as the audit trail keeps it; `None` outside a
+    /// request.
+    pub network: Option<String>,
 }
 
 impl Principal {
@@ -391,6 +396,7 @@ mod tests {
             business_id: business.then(BusinessId::new_random),
             scopes: vec![Scope::parse("channel:results").expect("scope")],
             workspace_allowlist: allowlist,
+            network: None,
         }
     }
 

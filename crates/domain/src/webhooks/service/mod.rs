@@ -4,6 +4,7 @@ mod dispatcher;
 
 pub use dispatcher::*;
 
+use crate::audit::models::{AuditAction, AuditEntry};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{DeliveryId, EventId, WebhookId, WorkspaceId};
 use crate::shared::clock::Clock;
@@ -72,6 +73,7 @@ where
         let url = self.checked_url(&url).await?;
         let id = WebhookId::new_random();
         let secret = self.new_secret();
+        let now = self.clock.now();
         let subscription = Subscription {
             id,
             workspace_id: workspace,
@@ -81,13 +83,14 @@ where
             is_active: true,
             disabled_at: None,
             disabled_reason: None,
-            created_at: self.clock.now(),
+            created_at: now,
         };
         let new = NewSubscription {
             secret_sealed: self.crypto.seal(&secret_seal_context(id), secret.as_bytes()),
             subscription: subscription.clone(),
         };
-        self.repo.insert_subscription(&new, MAX_SUBSCRIPTIONS).await?;
+        let audit = AuditEntry::by_key(principal, workspace, AuditAction::WebhookCreated, id, now);
+        self.repo.insert_subscription(&new, MAX_SUBSCRIPTIONS, &audit).await?;
         Ok((subscription, SecretString::from(secret)))
     }
 
@@ -127,7 +130,8 @@ where
             previous_expires_at: grace.is_positive().then(|| now + grace),
             at: now,
         };
-        if !self.repo.rotate_secret(workspace, id, &rotation).await? {
+        let audit = AuditEntry::by_key(principal, workspace, AuditAction::WebhookSecretRotated, id, now);
+        if !self.repo.rotate_secret(workspace, id, &rotation, &audit).await? {
             return Err(Error::not_found("webhook"));
         }
         Ok((SecretString::from(secret), rotation.previous_expires_at))
@@ -178,8 +182,10 @@ where
             None => None,
         };
         let changes = SubscriptionChanges { url, description, event_types, is_active: patch.is_active };
+        let now = self.clock.now();
+        let audit = AuditEntry::by_key(principal, workspace, AuditAction::WebhookUpdated, id, now);
         self.repo
-            .update_subscription(workspace, id, &changes, self.clock.now())
+            .update_subscription(workspace, id, &changes, now, &audit)
             .await?
             .ok_or_else(|| Error::not_found("webhook"))
     }
@@ -190,7 +196,12 @@ where
     /// As [`Webhooks::get`].
     pub async fn delete(&self, principal: &Principal, workspace_header: Option<&str>, id: WebhookId) -> Result<()> {
         let workspace = Self::workspace(principal, workspace_header)?;
-        if self.repo.delete_subscription(workspace, id).await? { Ok(()) } else { Err(Error::not_found("webhook")) }
+        let audit = AuditEntry::by_key(principal, workspace, AuditAction::WebhookDeleted, id, self.clock.now());
+        if self.repo.delete_subscription(workspace, id, &audit).await? {
+            Ok(())
+        } else {
+            Err(Error::not_found("webhook"))
+        }
     }
 
     /// Queues a `webhook.test` event for this endpoint only, on the path real events take.
@@ -246,7 +257,9 @@ where
     ) -> Result<DeliveryView> {
         let workspace = Self::workspace(principal, workspace_header)?;
         self.active_endpoint(workspace, id).await?;
-        self.repo.redeliver(id, delivery, self.clock.now()).await?.ok_or_else(|| Error::not_found("delivery"))
+        let now = self.clock.now();
+        let audit = AuditEntry::by_key(principal, workspace, AuditAction::WebhookRedelivered, id, now);
+        self.repo.redeliver(id, delivery, now, &audit).await?.ok_or_else(|| Error::not_found("delivery"))
     }
 
     /// Sends again, as [`Webhooks::redeliver`] does, every FAILED or DEAD delivery (or those of
@@ -265,7 +278,9 @@ where
         let workspace = Self::workspace(principal, workspace_header)?;
         let range = redelivery_range(input)?;
         self.active_endpoint(workspace, id).await?;
-        self.repo.redeliver_range(id, &range, self.clock.now(), MAX_BULK_REDELIVERIES).await?.ok_or_else(|| {
+        let now = self.clock.now();
+        let audit = AuditEntry::by_key(principal, workspace, AuditAction::WebhookRedelivered, id, now);
+        self.repo.redeliver_range(id, &range, now, MAX_BULK_REDELIVERIES, &audit).await?.ok_or_else(|| {
             let problem =
                 format!("the range holds more than {MAX_BULK_REDELIVERIES} deliveries to send; make it shorter");
             Error::validation("to", problem)
