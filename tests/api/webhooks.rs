@@ -178,7 +178,8 @@ async fn endpoints_of_all_events_get_the_acknowledgement_and_a_device_proven_by_
     assert_eq!(app.complete(code_of(&campaign), session, token).await.status(), 200);
     assert_eq!(app.complete(code_of(&campaign), session, token).await.status(), 200);
     // Events are written in the completion's transaction: what the second call wrote is there now.
-    assert_eq!(app.count_rows("webhook_events").await, 1, "completing again emits nothing");
+    // The workspace's approval, and one completion: completing again emits nothing.
+    assert_eq!(app.count_rows("webhook_events").await, 2, "completing again emits nothing");
 
     let received = receiver.wait_for(1).await;
     let types: HashSet<String> = received.iter().map(|r| r.header("x-svc-event-type").to_owned()).collect();
@@ -597,7 +598,8 @@ async fn finished_events_leave_the_database_after_thirty_days() {
         true,
     );
     app.clock.set(app.now() + EVENT_RETENTION + time::Duration::MINUTE);
-    assert_eq!(webhooks.purge_old_events(|| true).await.expect("purged"), 1);
+    // The delivered one, and the workspace's approval, which no endpoint heard.
+    assert_eq!(webhooks.purge_old_events(|| true).await.expect("purged"), 2);
     let left = deliveries(&app, &hooks.key, id(&hook)).await;
     assert_eq!(left.len(), 1);
     assert_eq!(left[0]["status"], "FAILED", "a delivery still to attempt keeps its event");
@@ -671,4 +673,41 @@ async fn every_delivery_matches_its_event_in_the_documents_webhooks_section() {
             assert!(documented.clone().any(|p| p["name"].as_str().map(str::to_lowercase).as_deref() == Some(header)));
         }
     }
+}
+
+/// The operator's approval, at the command line, reaches an endpoint the pending workspace
+/// registered, signed; the workspace then lists as ACTIVE.
+#[tokio::test]
+async fn an_operators_approval_reaches_the_workspaces_endpoint_signed() {
+    let app = webhook_app(Duration::from_millis(50)).await;
+    let receiver = Receiver::start().await;
+    let business = app.create_business().await;
+    let key = app.create_key(Some(business), &["channel:workspaces", "channel:webhooks"]).await;
+    let workspace = app.workspace(&key.key, "client-1").await;
+    let (hook, secret) = subscribed(&app, &key.key, &receiver.url, &["workspace.approved"]).await;
+    receiver.set_secret(&secret);
+    let status = || async {
+        let orgs: Value = app.list_orgs(&key.key).await.json().await.expect("json");
+        orgs["workspaces"][0]["status"].clone()
+    };
+    assert_eq!(status().await, json!("PENDING_APPROVAL"));
+
+    let workspace_id = workspace.to_string();
+    for _ in 0..2 {
+        let output = crate::cli::pulse(&app, &["admin", "workspace", "approve", &workspace_id]);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    }
+    // The command ran on the machine's clock: the delivery is due from then.
+    app.clock.set(time::OffsetDateTime::now_utc());
+    let received = receiver.wait_for(1).await;
+    let request = &received[0];
+    assert_eq!(request.signature_valid, Some(true));
+    assert_eq!(request.header("x-svc-event-type"), "workspace.approved");
+    let body = request.json();
+    assert_eq!((&body["type"], &body["aggregate"]), (&json!("workspace.approved"), &json!("workspace")));
+    assert_eq!((&body["aggregateId"], &body["orgId"]), (&json!(workspace_id), &json!(workspace_id)));
+    assert_eq!(body["payload"], json!({"workspaceId": workspace_id, "status": "ACTIVE"}));
+    assert_eq!(status().await, json!("ACTIVE"));
+    let events = deliveries(&app, &key.key, id(&hook)).await;
+    assert_eq!(events.len(), 1, "approving an active workspace again emits nothing");
 }

@@ -20,5 +20,5 @@ pub use launch::{LaunchClaims, LaunchTokenError, MAX_LAUNCH_TOKEN_LIFETIME_SECS,
 pub use user_hash::user_hash;
 pub use webhook::{
     Envelope, Event, ExportReady, FeedbackAnalyzed, FeedbackReceived, RespondentAcknowledged, SIGNATURE_TOLERANCE_SECS,
-    WebhookError, WebhookTest, verify_webhook, verify_webhook_at,
+    WebhookError, WebhookTest, WorkspaceApproved, verify_webhook, verify_webhook_at,
 };

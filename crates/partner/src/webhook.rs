@@ -44,6 +44,7 @@ pub enum Event {
     FeedbackAnalyzed(FeedbackAnalyzed),
     RespondentAcknowledged(RespondentAcknowledged),
     ExportReady(ExportReady),
+    WorkspaceApproved(WorkspaceApproved),
     WebhookTest(WebhookTest),
     Other { event_type: String, payload: Value },
 }
@@ -103,6 +104,15 @@ pub struct ExportReady {
     pub campaign_id: Uuid,
     pub format: String,
     pub byte_size: u64,
+}
+
+/// `workspace.approved`: Pulse's operator approved the workspace, whose campaigns can now launch.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkspaceApproved {
+    pub workspace_id: Uuid,
+    /// `ACTIVE`.
+    pub status: String,
 }
 
 /// `webhook.test`: sent by simulate; it reports no fact.
@@ -203,6 +213,7 @@ fn read_envelope(body: &[u8]) -> Result<Envelope, WebhookError> {
         "feedback.analyzed" => Event::FeedbackAnalyzed(payload(raw.payload)?),
         "respondent.acknowledged" => Event::RespondentAcknowledged(payload(raw.payload)?),
         "export.ready" => Event::ExportReady(payload(raw.payload)?),
+        "workspace.approved" => Event::WorkspaceApproved(payload(raw.payload)?),
         "webhook.test" => Event::WebhookTest(payload(raw.payload)?),
         other => Event::Other { event_type: other.to_owned(), payload: raw.payload },
     };

@@ -11,6 +11,7 @@ use pulse_domain::tenancy::models::{
     WorkspaceStatus, WorkspaceType,
 };
 use pulse_domain::tenancy::ports::TenancyRepository;
+use pulse_domain::webhooks::models::NewEvent;
 use pulse_domain::{Error, ErrorCode, Result};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -20,6 +21,7 @@ use crate::error::{from_diesel, violated_constraint};
 use crate::schema::{api_key_workspaces, api_keys, businesses, service_accounts, workspaces};
 use crate::statement::Cached as _;
 use crate::store::{PgStore, TxError};
+use crate::webhooks::outbox::emit_events;
 
 #[derive(Queryable, Selectable, Insertable)]
 #[diesel(table_name = workspaces, check_for_backend(diesel::pg::Pg))]
@@ -330,7 +332,12 @@ impl TenancyRepository for PgStore {
         rows.into_iter().map(WorkspaceRow::into_domain).collect()
     }
 
-    async fn approve_workspace(&self, id: WorkspaceId, audit: &AuditEntry) -> Result<Option<Workspace>> {
+    async fn approve_workspace(
+        &self,
+        id: WorkspaceId,
+        audit: &AuditEntry,
+        event: &NewEvent,
+    ) -> Result<Option<Workspace>> {
         let mut conn = self.conn().await?;
         let row: Option<WorkspaceRow> = conn
             .transaction::<_, DieselError, _>(async |conn| {
@@ -351,6 +358,7 @@ impl TenancyRepository for PgStore {
                     .await?;
                 if status != WorkspaceStatus::Active.as_str() {
                     write_audit(conn, audit).await?;
+                    emit_events(conn, std::slice::from_ref(event)).await?;
                 }
                 Ok(Some(row))
             })

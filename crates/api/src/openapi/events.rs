@@ -120,6 +120,19 @@ fn every_event() -> Vec<Event> {
             ),
         },
         Event {
+            event_type: EventType::WorkspaceApproved,
+            name: "WorkspaceApproved",
+            aggregate: "workspace",
+            aggregate_id: "the workspace id",
+            summary: "Pulse's operator approved the workspace: its campaigns can launch.",
+            payload: with_required(
+                ObjectBuilder::new()
+                    .property("workspaceId", uuid("The workspace."))
+                    .property("status", one_of(&["ACTIVE"], "The workspace's status now.")),
+                &["workspaceId", "status"],
+            ),
+        },
+        Event {
             event_type: EventType::WebhookTest,
             name: "WebhookTest",
             aggregate: "webhook",

@@ -4,6 +4,7 @@ use crate::audit::models::AuditEntry;
 use crate::error::Result;
 use crate::ids::{ApiKeyId, BusinessId, WorkspaceId};
 use crate::tenancy::models::{ApiKeyRecord, Business, NewApiKey, NewWorkspace, Workspace, WorkspaceCreation};
+use crate::webhooks::models::NewEvent;
 use std::future::Future;
 use time::OffsetDateTime;
 
@@ -76,8 +77,8 @@ pub trait TenancyRepository: Send + Sync + 'static {
         ids: &[WorkspaceId],
     ) -> impl Future<Output = Result<Vec<Workspace>>> + Send;
 
-    /// Sets the workspace `ACTIVE`, writing `audit` in the same transaction when it was not
-    /// already; `None` when it does not exist.
+    /// Sets the workspace `ACTIVE`, writing `audit` and emitting `event` (with its deliveries) in
+    /// the same transaction when it was not already; `None` when it does not exist.
     ///
     /// # Errors
     /// `Internal` or `Unavailable` on infrastructure failure.
@@ -85,5 +86,6 @@ pub trait TenancyRepository: Send + Sync + 'static {
         &self,
         id: WorkspaceId,
         audit: &AuditEntry,
+        event: &NewEvent,
     ) -> impl Future<Output = Result<Option<Workspace>>> + Send;
 }

@@ -7,7 +7,7 @@ use crate::shared::clock::Clock;
 use crate::shared::crypto::{Crypto, DigestPurpose};
 use crate::tenancy::models::{
     ApiKeyRecord, Business, KeyCache, NewApiKey, NewWorkspace, PREFIX_LEN, Principal, SECRET_RANDOM_LEN, Scope,
-    WellFormedKey, Workspace, WorkspaceCreation, WorkspaceDetails, WorkspaceInput, key_cache, slug_for,
+    WellFormedKey, Workspace, WorkspaceCreation, WorkspaceDetails, WorkspaceInput, approval_event, key_cache, slug_for,
 };
 use crate::tenancy::ports::TenancyRepository;
 use secrecy::SecretString;
@@ -261,8 +261,11 @@ impl<R: TenancyRepository, C: Crypto, K: Clock> Admin<R, C, K> {
     /// # Errors
     /// `NotFound` for an unknown workspace; port errors.
     pub async fn approve_workspace(&self, id: WorkspaceId) -> Result<Workspace> {
-        let audit =
-            AuditEntry::by_operator(AuditScope::Workspace(id), AuditAction::WorkspaceApproved, id, self.clock.now());
-        self.repo.approve_workspace(id, &audit).await?.ok_or_else(|| Error::not_found("workspace"))
+        let now = self.clock.now();
+        let audit = AuditEntry::by_operator(AuditScope::Workspace(id), AuditAction::WorkspaceApproved, id, now);
+        self.repo
+            .approve_workspace(id, &audit, &approval_event(id, now))
+            .await?
+            .ok_or_else(|| Error::not_found("workspace"))
     }
 }

@@ -316,7 +316,7 @@ macro_rules! contract_suite {
                 a_key_is_found_by_its_prefix_and_a_revoked_key_stays_revoked,
                 one_reference_means_one_workspace_and_the_business_limit_holds,
                 a_key_is_usable_until_revoked_or_expired,
-                the_operators_approvals_and_keys_are_audited_once,
+                the_operators_approvals_and_keys_are_audited_and_an_approval_announced_once,
             }
             idempotency {
                 a_claim_is_exclusive_until_completed_then_replays,

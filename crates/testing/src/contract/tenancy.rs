@@ -8,6 +8,7 @@ use pulse_domain::shared::clock::Clock;
 use pulse_domain::shared::paging::PageRequest;
 use pulse_domain::tenancy::models::{NewWorkspace, WorkspaceCreation, WorkspaceDetails, WorkspaceType, slug_for};
 use pulse_domain::tenancy::service::KeyRequest;
+use pulse_domain::webhooks::models::SubscriptionInput;
 use time::Duration;
 
 use super::{Store, World};
@@ -28,12 +29,21 @@ pub async fn a_key_is_found_by_its_prefix_and_a_revoked_key_stays_revoked<S: Sto
     assert!(!w.store.revoke_api_key("unknown00", w.clock.now(), None).await.expect("revoke"));
 }
 
-pub async fn the_operators_approvals_and_keys_are_audited_once<S: Store>(store: S) {
+pub async fn the_operators_approvals_and_keys_are_audited_and_an_approval_announced_once<S: Store>(store: S) {
     let w = World::new(store);
     let partner = w.partner_with("Acme", false).await;
     let other = w.partner("Globex").await;
+    let input = SubscriptionInput {
+        url: Some("https://hooks.example.com/workspaces".into()),
+        description: None,
+        event_types: Some(vec!["workspace.approved".into()]),
+    };
+    let (subscription, _) = w.webhooks.create(&partner.principal, None, input).await.expect("subscribed");
     w.admin.approve_workspace(partner.workspace).await.expect("approved");
     w.admin.approve_workspace(partner.workspace).await.expect("approved again");
+    let page = w.webhooks.deliveries(&partner.principal, None, subscription.id, None, None).await.expect("read");
+    let announced: Vec<&str> = page.items.iter().map(|d| d.event_type.as_str()).collect();
+    assert_eq!(announced, ["workspace.approved"], "announced once, with the approval");
     let request = KeyRequest {
         business_id: Some(partner.business),
         scopes: vec!["channel:audit".into()],
@@ -49,7 +59,11 @@ pub async fn the_operators_approvals_and_keys_are_audited_once<S: Store>(store: 
             let page = PageRequest { limit: 50, after: None };
             let events = store.list_audit_events(workspace, &AuditQuery::default(), &page).await.expect("trail");
             assert!(events.windows(2).all(|pair| pair[0].position < pair[1].position), "in written order");
-            events.into_iter().map(|e| (e.entry.action, e.entry.target, e.entry.actor)).collect::<Vec<_>>()
+            events
+                .into_iter()
+                .filter(|e| e.entry.actor == AuditActor::Operator)
+                .map(|e| (e.entry.action, e.entry.target, e.entry.actor))
+                .collect::<Vec<_>>()
         }
     };
     let first_key = w.store.find_api_key(&partner.principal.key_prefix).await.expect("find").expect("key");

@@ -7,6 +7,7 @@ use pulse_domain::tenancy::models::{
     ApiKeyRecord, Business, NewApiKey, NewWorkspace, Workspace, WorkspaceCreation, WorkspaceStatus,
 };
 use pulse_domain::tenancy::ports::TenancyRepository;
+use pulse_domain::webhooks::models::NewEvent;
 use time::OffsetDateTime;
 
 impl TenancyRepository for MemoryStore {
@@ -110,7 +111,12 @@ impl TenancyRepository for MemoryStore {
             .collect())
     }
 
-    async fn approve_workspace(&self, id: WorkspaceId, audit: &AuditEntry) -> Result<Option<Workspace>> {
+    async fn approve_workspace(
+        &self,
+        id: WorkspaceId,
+        audit: &AuditEntry,
+        event: &NewEvent,
+    ) -> Result<Option<Workspace>> {
         let mut state = self.state();
         let Some(workspace) = state.workspaces.iter_mut().find(|w| w.id == id) else { return Ok(None) };
         let changed = workspace.status != WorkspaceStatus::Active;
@@ -118,6 +124,7 @@ impl TenancyRepository for MemoryStore {
         let approved = workspace.clone();
         if changed {
             state.audit(audit);
+            state.emit(event.clone());
         }
         Ok(Some(approved))
     }

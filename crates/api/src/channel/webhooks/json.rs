@@ -100,8 +100,8 @@ pub struct CreateSubscriptionRequest {
     #[schema(max_length = 500)]
     #[serde(default)]
     pub description: Option<String>,
-    /// `respondent.acknowledged`, `feedback.received`, `feedback.analyzed`, `export.ready`; empty or
-    /// omitted: all.
+    /// `respondent.acknowledged`, `feedback.received`, `feedback.analyzed`, `export.ready`,
+    /// `workspace.approved`; empty or omitted: all.
     #[serde(default)]
     pub event_types: Option<Vec<String>>,
 }

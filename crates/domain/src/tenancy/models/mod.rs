@@ -7,8 +7,9 @@ pub use api_key::*;
 pub use key_cache::*;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::ids::{ApiKeyId, BusinessId, ServiceAccountId, WorkspaceId};
+use crate::ids::{ApiKeyId, BusinessId, EventId, ServiceAccountId, WorkspaceId};
 use crate::shared::time_zone::TimeZoneName;
+use crate::webhooks::models::{EventType, NewEvent};
 use std::fmt;
 use time::OffsetDateTime;
 
@@ -382,6 +383,22 @@ pub fn slug_for(name: &str, id: WorkspaceId) -> String {
     let words = words.trim_end_matches('-');
     let suffix: String = id.0.simple().to_string().chars().take(12).collect();
     if words.is_empty() { format!("ws-{suffix}") } else { format!("{words}-{suffix}") }
+}
+
+/// `workspace.approved` for the workspace `id`, approved at `at`: its id and new status only.
+pub fn approval_event(id: WorkspaceId, at: OffsetDateTime) -> NewEvent {
+    let mut payload = serde_json::Map::new();
+    payload.insert("workspaceId".into(), serde_json::json!(id));
+    payload.insert("status".into(), serde_json::json!(WorkspaceStatus::Active.as_str()));
+    NewEvent {
+        id: EventId::new_random(),
+        workspace_id: id,
+        event_type: EventType::WorkspaceApproved,
+        aggregate: crate::webhooks::models::aggregate::WORKSPACE,
+        aggregate_id: id.0,
+        payload,
+        occurred_at: at,
+    }
 }
 
 #[cfg(test)]

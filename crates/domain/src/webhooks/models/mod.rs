@@ -61,8 +61,10 @@ pub mod aggregate {
     pub const EXPORT: &str = "export";
     /// An endpoint (`webhook.test`).
     pub const WEBHOOK: &str = "webhook";
+    /// A workspace (`workspace.approved`).
+    pub const WORKSPACE: &str = "workspace";
     /// Every aggregate an event can name; stores read them back against this list.
-    pub const ALL: [&str; 4] = [CONVERSATION, RESPONDENT, EXPORT, WEBHOOK];
+    pub const ALL: [&str; 5] = [CONVERSATION, RESPONDENT, EXPORT, WEBHOOK, WORKSPACE];
 }
 
 /// How long events and their delivery trail are kept once nothing is left to attempt.
@@ -80,17 +82,20 @@ pub enum EventType {
     FeedbackAnalyzed,
     /// An export's file is rendered and can be downloaded (additive to the contract).
     ExportReady,
+    /// The operator approved the workspace: its campaigns can launch (additive to the contract).
+    WorkspaceApproved,
     /// Sent by `simulate` to one endpoint only, whatever it subscribed to.
     WebhookTest,
 }
 
 impl EventType {
     /// What a subscription may name.
-    pub const SUBSCRIBABLE: [EventType; 4] = [
+    pub const SUBSCRIBABLE: [EventType; 5] = [
         EventType::RespondentAcknowledged,
         EventType::FeedbackReceived,
         EventType::FeedbackAnalyzed,
         EventType::ExportReady,
+        EventType::WorkspaceApproved,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -99,6 +104,7 @@ impl EventType {
             EventType::FeedbackReceived => "feedback.received",
             EventType::FeedbackAnalyzed => "feedback.analyzed",
             EventType::ExportReady => "export.ready",
+            EventType::WorkspaceApproved => "workspace.approved",
             EventType::WebhookTest => "webhook.test",
         }
     }
