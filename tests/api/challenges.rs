@@ -94,6 +94,11 @@ async fn a_solution_starts_once_and_an_expired_or_another_campaigns_is_refused()
     refused(start(&app, second_code, Some(&solved), None).await).await;
     assert_eq!(start(&app, first_code, Some(&solved), None).await.status(), 201);
     refused(start(&app, first_code, Some(&solved), None).await).await;
+    // The same signature spelt in upper case is not a new challenge.
+    let mut respelt = solved.clone();
+    let upper = respelt["challenge"]["signature"].as_str().expect("signature").to_uppercase();
+    respelt["challenge"]["signature"] = json!(upper);
+    refused(start(&app, first_code, Some(&respelt), None).await).await;
 
     let late = solve(&challenge_of(&app, first_code, None).await);
     app.clock.advance(Duration::minutes(10));

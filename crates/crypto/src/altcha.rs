@@ -95,7 +95,10 @@ impl ProofOfWork for RingCrypto {
 
     fn verify(&self, solved: &SolvedChallenge) -> bool {
         let challenge = &solved.challenge;
-        let signed = hex::decode(&challenge.signature).is_some_and(|signature| {
+        // Only the signature as issued: another spelling of the same bytes (upper-case hex) would
+        // pass for a challenge not spent yet.
+        let issued = hex::decode(&challenge.signature).filter(|bytes| hex::encode(bytes) == challenge.signature);
+        let signed = issued.is_some_and(|signature| {
             hmac::verify(
                 self.digest_key(DigestPurpose::ChallengeSignature),
                 &canonical(&challenge.parameters),
@@ -216,6 +219,10 @@ mod tests {
             assert!(!crypto.verify(&changed), "{:?}", changed.challenge.parameters);
         }
         assert!(!ring(8).verify(&solved), "keys derived from another master key");
+
+        let mut upper = solved;
+        upper.challenge.signature = upper.challenge.signature.to_uppercase();
+        assert!(!crypto.verify(&upper), "the signature only as issued, not another spelling of it");
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub const SOLVE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The most PBKDF2 iterations a try Pulse asks for (`PULSE_CHALLENGE_COST`'s upper bound).
 /// The timeout is looked at every ten tries only, so one try must be bounded too.
-pub const MAX_COST: u32 = 10_000_000;
+pub const MAX_COST: u32 = 100_000;
 
 /// Pulse's keys are 32 bytes; any far longer one would only cost memory.
 const MAX_KEY_LENGTH: usize = 64;

@@ -2,7 +2,7 @@
 //! ([`write_audit`]), read a page at a time, and pruned by age.
 
 use diesel::prelude::*;
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use pulse_domain::audit::models::{AuditAction, AuditActor, AuditEntry, AuditEvent, AuditQuery, AuditScope};
 use pulse_domain::audit::ports::AuditTrail;
 use pulse_domain::ids::{BusinessId, WorkspaceId};
@@ -13,13 +13,28 @@ use uuid::Uuid;
 
 use crate::error::from_diesel;
 use crate::schema::{audit_events, workspaces};
+use crate::statement::Cached as _;
 use crate::store::PgStore;
+
+/// Entries deleted per statement by the purge.
+const PURGE_BATCH: i64 = 1000;
 
 const KEY: &str = "key";
 const OPERATOR: &str = "operator";
 
-/// Writes `entry` on `conn`, inside the caller's transaction.
+/// Held from an entry's insert to its transaction's end, so entries take their positions in the
+/// order they commit: a reader paging by position never sees an earlier position appear behind
+/// its cursor. Callers write the entry last in their transaction, so the lock is held briefly and
+/// taken after every other lock the transaction needs.
+const AUDIT_ORDER_LOCK: i64 = 0x7075_6c73_6541_7564;
+
+/// Writes `entry` on `conn`, as the last write of the caller's transaction.
 pub(crate) async fn write_audit(conn: &mut AsyncPgConnection, entry: &AuditEntry) -> QueryResult<()> {
+    diesel::sql_query("SELECT pg_advisory_xact_lock($1)")
+        .bind::<diesel::sql_types::BigInt, _>(AUDIT_ORDER_LOCK)
+        .cached()
+        .execute(conn)
+        .await?;
     let (workspace, business) = match entry.scope {
         AuditScope::Workspace(w) => (Some(w.0), None),
         AuditScope::Business(b) => (None, Some(b.0)),
@@ -83,7 +98,10 @@ impl AuditRow {
 
 impl AuditTrail for PgStore {
     async fn record_audit(&self, entry: &AuditEntry) -> Result<()> {
-        write_audit(&mut *self.conn().await?, entry).await.map_err(from_diesel)
+        let mut conn = self.conn().await?;
+        conn.transaction::<_, diesel::result::Error, _>(async |conn| write_audit(conn, entry).await)
+            .await
+            .map_err(from_diesel)
     }
 
     async fn list_audit_events(
@@ -116,10 +134,25 @@ impl AuditTrail for PgStore {
     }
 
     async fn purge_audit_events(&self, before: OffsetDateTime) -> Result<u64> {
-        let deleted = diesel::delete(audit_events::table.filter(audit_events::occurred_at.lt(before)))
-            .execute(&mut self.conn().await?)
+        let mut conn = self.conn().await?;
+        let mut purged = 0;
+        // In batches, each its own transaction: a first purge after a year, or after the retention
+        // was shortened, holds no lock on the whole backlog.
+        loop {
+            let deleted = diesel::sql_query(
+                "DELETE FROM audit_events WHERE position IN \
+                 (SELECT position FROM audit_events WHERE occurred_at < $1 ORDER BY position LIMIT $2)",
+            )
+            .bind::<diesel::sql_types::Timestamptz, _>(before)
+            .bind::<diesel::sql_types::BigInt, _>(PURGE_BATCH)
+            .cached()
+            .execute(&mut conn)
             .await
             .map_err(from_diesel)?;
-        Ok(deleted as u64)
+            purged += deleted as u64;
+            if deleted < PURGE_BATCH as usize {
+                return Ok(purged);
+            }
+        }
     }
 }

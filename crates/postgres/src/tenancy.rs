@@ -357,8 +357,8 @@ impl TenancyRepository for PgStore {
                     .get_result(conn)
                     .await?;
                 if status != WorkspaceStatus::Active.as_str() {
-                    write_audit(conn, audit).await?;
                     emit_events(conn, std::slice::from_ref(event)).await?;
+                    write_audit(conn, audit).await?;
                 }
                 Ok(Some(row))
             })

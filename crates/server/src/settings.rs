@@ -487,7 +487,6 @@ fn parse_quotas(mut policy: QuotaPolicy, spec: &str) -> anyhow::Result<QuotaPoli
     Ok(policy)
 }
 
-/// A whole number of seconds from `name`, within `range`, or `default`.
 /// The challenge settings; with rate limits off (load tests) only campaigns that ask for a
 /// challenge get one.
 fn challenge_policy(var: &impl Fn(&str) -> Option<String>, rate_limits: bool) -> anyhow::Result<ChallengePolicy> {
@@ -514,8 +513,9 @@ fn challenge_policy(var: &impl Fn(&str) -> Option<String>, rate_limits: bool) ->
     let lifetime = seconds(var, "PULSE_CHALLENGE_LIFETIME_SECS", 600, 60..=3600)?;
     let policy = ChallengePolicy {
         work: ChallengeWork {
-            iterations: whole("PULSE_CHALLENGE_COST", defaults.work.iterations, 1..=10_000_000)?,
-            max_tries: whole("PULSE_CHALLENGE_MAX_TRIES", defaults.work.max_tries, 1..=10_000_000)?,
+            // Issuing derives one key on the request's thread: 100,000 iterations take about 20 ms.
+            iterations: whole("PULSE_CHALLENGE_COST", defaults.work.iterations, 1..=100_000)?,
+            max_tries: whole("PULSE_CHALLENGE_MAX_TRIES", defaults.work.max_tries, 1..=1_000_000)?,
         },
         lifetime: time::Duration::try_from(lifetime).context("PULSE_CHALLENGE_LIFETIME_SECS")?,
         network_starts_per_hour: hourly("PULSE_CHALLENGE_NETWORK_STARTS", defaults.network_starts_per_hour)?,
@@ -524,6 +524,7 @@ fn challenge_policy(var: &impl Fn(&str) -> Option<String>, rate_limits: bool) ->
     Ok(if rate_limits { policy } else { policy.on_request_only() })
 }
 
+/// A whole number of seconds from `name`, within `range`, or `default`.
 fn seconds(
     var: &impl Fn(&str) -> Option<String>,
     name: &str,
@@ -724,6 +725,28 @@ mod tests {
     }
 
     #[test]
+    fn challenge_and_audit_settings_are_read() {
+        let s = settings(&[
+            ("PULSE_CHALLENGE_COST", "2000"),
+            ("PULSE_CHALLENGE_MAX_TRIES", "300"),
+            ("PULSE_CHALLENGE_LIFETIME_SECS", "120"),
+            ("PULSE_CHALLENGE_NETWORK_STARTS", "off"),
+            ("PULSE_CHALLENGE_CAMPAIGN_STARTS", "50"),
+            ("PULSE_AUDIT_RETENTION_DAYS", "30"),
+        ])
+        .expect("settings");
+        assert_eq!((s.challenges.work.iterations, s.challenges.work.max_tries), (2000, 300));
+        assert_eq!(s.challenges.lifetime, time::Duration::minutes(2));
+        assert_eq!((s.challenges.network_starts_per_hour, s.challenges.campaign_starts_per_hour), (None, Some(50)));
+        assert_eq!(s.audit_retention, time::Duration::days(30));
+        let unlimited = settings(&[("PULSE_RATE_LIMITS", "off")]).expect("settings");
+        assert_eq!(
+            (unlimited.challenges.network_starts_per_hour, unlimited.challenges.campaign_starts_per_hour),
+            (None, None)
+        );
+    }
+
+    #[test]
     fn bad_values_name_the_variable() {
         for (var, value) in [
             ("PULSE_BIND", "nope"),
@@ -740,6 +763,11 @@ mod tests {
             ("PULSE_EXPORT_STORE", "disk"),
             ("PULSE_QUIET_HOURS", "8pm-9am"),
             ("PULSE_VOICE_CALLS_PER_WORKSPACE", "0"),
+            ("PULSE_CHALLENGE_COST", "100001"),
+            ("PULSE_CHALLENGE_MAX_TRIES", "0"),
+            ("PULSE_CHALLENGE_LIFETIME_SECS", "30"),
+            ("PULSE_CHALLENGE_NETWORK_STARTS", "lots"),
+            ("PULSE_AUDIT_RETENTION_DAYS", "0"),
         ] {
             let err = settings(&[(var, value)]).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(err.contains(var), "{var}: {err}");

@@ -20,9 +20,9 @@ use crate::platform::{ServerAnalysis, ServerDispatcher, ServerState};
 
 /// Deletes idempotency records past their 24 hours, quota windows that have closed, webhook events
 /// past their 30 days with nothing left to send, spent launch-token ids and challenges past their
-/// expiry, and audit entries past the operator's retention; digests and seals audience references still in clear (left by the version before, or by
-/// one of its replicas during an upgrade). Every replica may run it, from its start: each step is
-/// idempotent.
+/// expiry, and audit entries past the operator's retention; digests and seals audience references
+/// still in clear (left by the version before, or by one of its replicas during an upgrade). Every
+/// replica may run it, from its start: each step is idempotent.
 pub async fn maintenance(state: web::Data<ServerState>, stop: CancellationToken, every: Duration) {
     let mut ticks = tokio::time::interval(every);
     loop {

@@ -106,7 +106,7 @@ impl ChallengePolicy {
 /// A solution that verified, ready to be spent with the session it starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SpentChallenge {
-    /// Names the challenge (a digest of its signature) without revealing anything.
+    /// Names the challenge (a digest of its nonce) without revealing anything.
     pub fingerprint: Vec<u8>,
     pub expires_at: OffsetDateTime,
 }

@@ -25,14 +25,10 @@ impl ChallengeGate {
         Self { policy }
     }
 
-    pub fn policy(&self) -> &ChallengePolicy {
-        &self.policy
-    }
-
     /// Whether a start without a launch token or invitation (an open visit) needs a solved
     /// challenge: always when the campaign asks for one, otherwise once the campaign's open starts
-    /// from `network` (when the start came over one), or in all, passed the policy's hourly rates. `count` adds this start to
-    /// both counts first; the access check only reads them.
+    /// from `network` (when the start came over one), or in all, passed the policy's hourly
+    /// rates. `count` adds this start to both counts first; the access check only reads them.
     ///
     /// # Errors
     /// Port errors as they are.
@@ -101,6 +97,8 @@ impl ChallengeGate {
         if !pow.verify(solved) {
             return Err(challenge_required("the challenge is not one of ours, or its solution is wrong"));
         }
-        Ok(SpentChallenge { fingerprint: crypto.sha256(solved.challenge.signature.as_bytes()).to_vec(), expires_at })
+        // The nonce is under the signature, so it has one spelling, and it is drawn per challenge.
+        let fingerprint = crypto.sha256(solved.challenge.parameters.nonce.as_bytes()).to_vec();
+        Ok(SpentChallenge { fingerprint, expires_at })
     }
 }

@@ -225,7 +225,8 @@ where
             }));
         }
         let bytes = self.store.get(record.id).await?.ok_or_else(gone)?;
-        // A read changes nothing to write the entry with: it is written once the file is in hand.
+        // No transaction to join: the download writes only its fetch count, before the file is
+        // read. The entry is written once the file is in hand.
         let entry = AuditEntry {
             scope: AuditScope::Workspace(record.workspace_id),
             actor: AuditActor::Key { prefix, network },

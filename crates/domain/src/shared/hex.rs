@@ -11,7 +11,8 @@ pub fn encode(bytes: &[u8]) -> String {
 
 /// The bytes of `text`, or `None` when it is not an even number of hex digits (either case).
 pub fn decode(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) || !text.is_ascii() {
+    // `from_str_radix` alone would take a sign (`+f`) as part of a pair.
+    if !text.len().is_multiple_of(2) || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
     (0..text.len()).step_by(2).map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok()).collect()
@@ -28,5 +29,6 @@ mod tests {
         assert_eq!(decode("0g"), None);
         assert_eq!(decode("abc"), None);
         assert_eq!(decode("é1"), None);
+        assert_eq!(decode("+f"), None, "a sign is no digit");
     }
 }

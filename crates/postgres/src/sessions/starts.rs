@@ -12,6 +12,7 @@ use pulse_domain::Result;
 use pulse_domain::apps::models::Attribution;
 use pulse_domain::campaigns::models::CampaignStatus;
 use pulse_domain::sessions::models::{NewSession, SessionStatus, Spend};
+use pulse_domain::shared::hex;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -207,7 +208,7 @@ fn spend_order(spend: &Spend) -> (u8, Uuid, String) {
         Spend::Nothing => (0, Uuid::nil(), String::new()),
         Spend::Link(id) => (1, id.0, String::new()),
         Spend::Token { key_id, jti, .. } => (2, key_id.0, jti.clone()),
-        Spend::Challenge(_) => (3, Uuid::nil(), String::new()),
+        Spend::Challenge(spent) => (3, Uuid::nil(), hex::encode(&spent.fingerprint)),
     }
 }
 

@@ -317,6 +317,7 @@ macro_rules! contract_suite {
                 one_reference_means_one_workspace_and_the_business_limit_holds,
                 a_key_is_usable_until_revoked_or_expired,
                 the_operators_approvals_and_keys_are_audited_and_an_approval_announced_once,
+                audit_entries_past_the_retention_are_purged_and_the_rest_kept,
             }
             idempotency {
                 a_claim_is_exclusive_until_completed_then_replays,

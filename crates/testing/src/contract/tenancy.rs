@@ -2,7 +2,7 @@
 //! business's workspace limit, and the operator's actions in the audit trail.
 
 use pulse_domain::ErrorCode;
-use pulse_domain::audit::models::{AuditAction, AuditActor, AuditQuery};
+use pulse_domain::audit::models::{AuditAction, AuditActor, AuditEntry, AuditQuery};
 use pulse_domain::ids::{ApiKeyId, WorkspaceId};
 use pulse_domain::shared::clock::Clock;
 use pulse_domain::shared::paging::PageRequest;
@@ -78,6 +78,28 @@ pub async fn the_operators_approvals_and_keys_are_audited_and_an_approval_announ
     );
     let others: Vec<AuditAction> = trail(other.workspace).await.into_iter().map(|(action, ..)| action).collect();
     assert_eq!(others, [AuditAction::KeyCreated, AuditAction::WorkspaceApproved], "its own business's only");
+}
+
+pub async fn audit_entries_past_the_retention_are_purged_and_the_rest_kept<S: Store>(store: S) {
+    let w = World::new(store);
+    let partner = w.partner("Acme").await;
+    let start = w.clock.now() + Duration::DAY;
+    for (day, target) in [(0, "first"), (1, "second"), (2, "third")] {
+        let at = start + Duration::days(day);
+        let entry = AuditEntry::by_key(&partner.principal, partner.workspace, AuditAction::ExportRequested, target, at);
+        w.store.record_audit(&entry).await.expect("recorded");
+    }
+    let page = PageRequest { limit: 50, after: None };
+    let query = AuditQuery { kinds: vec![AuditAction::ExportRequested], ..AuditQuery::default() };
+    assert_eq!(
+        w.store.purge_audit_events(start + Duration::days(1)).await.expect("purged"),
+        3,
+        "the first, and the setup's key and approval"
+    );
+    let left = w.store.list_audit_events(partner.workspace, &query, &page).await.expect("trail");
+    let targets: Vec<&str> = left.iter().map(|e| e.entry.target.as_str()).collect();
+    assert_eq!(targets, ["second", "third"]);
+    assert_eq!(w.store.purge_audit_events(start).await.expect("purged"), 0, "nothing older left");
 }
 
 pub async fn a_key_is_usable_until_revoked_or_expired<S: Store>(store: S) {

@@ -91,7 +91,7 @@ struct State {
     opt_outs: Vec<outreach::OptOutRow>,
     calls: Vec<outreach::CallRow>,
     recordings: Vec<outreach::RecordingRow>,
-    /// The audit trail, in the order written; an entry's position is its index plus one.
+    /// The audit trail, in the order written, each entry with its list position.
     audit: Vec<audit::AuditRow>,
 }
 
