@@ -1,16 +1,14 @@
 //! The audit trail: each partner action on a workspace's data, and the operator's, appears once
 //! with the key's prefix, and never a secret or a person's data.
 
-use std::time::Duration;
-
-use pulse_domain::webhooks::models::RetrySchedule;
 use serde_json::{Value, json};
 use time::format_description::well_known::Rfc3339;
 
 use crate::helpers::campaigns::{CampaignPartner, id_of};
-use crate::helpers::{TestApp, envelope, spawn_app, spawn_app_with};
+use crate::helpers::{TestApp, envelope, spawn_app};
 use crate::receiver::{Receiver, Reply};
 use crate::webhooks::{id, replica, subscribed};
+use crate::webhooks_redelivery::two_attempt_app;
 
 /// Every text the actions below send that is secret or about a person: none may be in the trail.
 const MARKER: &str = "zq7audit";
@@ -30,21 +28,9 @@ fn kinds(items: &[Value]) -> Vec<&str> {
     items.iter().map(|i| i["kind"].as_str().expect("kind")).collect()
 }
 
-/// An app whose own webhook worker sleeps, where a delivery is DEAD after two attempts an hour
-/// apart, so a test can make one to redeliver.
-async fn app_with_quick_dead_deliveries() -> TestApp {
-    spawn_app_with(|s| {
-        s.webhooks.allow_private = true;
-        s.webhooks.timeout = Duration::from_secs(1);
-        s.webhooks.poll_every = Duration::from_secs(3600);
-        s.webhooks.schedule = RetrySchedule::new(vec![time::Duration::hours(1)], 2).expect("a schedule");
-    })
-    .await
-}
-
 #[tokio::test]
 async fn each_action_is_in_the_trail_once_by_its_key_and_without_secrets_or_personal_data() {
-    let app = app_with_quick_dead_deliveries().await;
+    let app = two_attempt_app().await;
     let partner: CampaignPartner = app.export_partner().await;
     let key = partner.key.key.clone();
     let hooks = app.key_of(&partner, &["channel:webhooks"]).await;

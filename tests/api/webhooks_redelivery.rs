@@ -13,7 +13,7 @@ use crate::receiver::{Receiver, Reply};
 use crate::webhooks::{at, deliveries, id, replica, subscribed, wait_for_delivery, webhook_app, webhook_partner};
 
 /// An app whose own worker sleeps, where a delivery is DEAD after two attempts an hour apart.
-async fn two_attempt_app() -> TestApp {
+pub(crate) async fn two_attempt_app() -> TestApp {
     spawn_app_with(|s| {
         s.webhooks.allow_private = true;
         s.webhooks.timeout = Duration::from_secs(1);
